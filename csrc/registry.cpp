@@ -1,0 +1,78 @@
+#include "registry.h"
+
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+namespace cutlass_gemm {
+
+namespace {
+
+std::mutex g_mutex;
+std::shared_ptr<const std::vector<Rule>> g_rules = std::make_shared<const std::vector<Rule>>();
+
+bool in(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
+
+}  // namespace
+
+bool family_matches(const KernelInfo& k, const Family& f) {
+  return k.arch == f.arch && k.a == f.a && k.b == f.b && k.out == f.out && k.scale == f.scale && k.accum == f.accum;
+}
+
+void set_rules(std::vector<Rule> rules) {
+  auto next = std::make_shared<const std::vector<Rule>>(std::move(rules));
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_rules = std::move(next);
+}
+
+int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k) {
+  std::shared_ptr<const std::vector<Rule>> rules;
+  {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    rules = g_rules;
+  }
+  for (const Rule& r : *rules) {
+    if (r.arch != f.arch || r.a != int64_t(f.a) || r.b != int64_t(f.b) || r.out != int64_t(f.out) ||
+        r.scale != int64_t(f.scale) || r.accum != int64_t(f.accum))
+      continue;
+    if (!in(m, r.m_lo, r.m_hi) || !in(n, r.n_lo, r.n_hi) || !in(k, r.k_lo, r.k_hi)) continue;
+    if (r.kernel >= 0 && r.kernel < kNumKernels && kKernels[r.kernel].fns != nullptr) return int(r.kernel);
+  }
+  for (int i = 0; i < kNumKernels; ++i)
+    if (kKernels[i].fns != nullptr && family_matches(kKernels[i], f)) return i;
+  return -1;
+}
+
+int find_kernel(const std::string& name) {
+  static const std::unordered_map<std::string, int> index = [] {
+    std::unordered_map<std::string, int> m;
+    for (int i = 0; i < kNumKernels; ++i) m.emplace(kKernels[i].name, i);
+    return m;
+  }();
+  auto it = index.find(name);
+  return it == index.end() ? -1 : it->second;
+}
+
+const char* status_string(int status) {
+  switch (status) {
+    case kOk: return "success";
+    case kCannotImplement: return "the kernel cannot implement this problem";
+    case kNotCompiledForArch: return "the kernel is not compiled for this GPU";
+    default: break;
+  }
+  switch (status - kCutlassStatusBase) {  // cutlass::Status values
+    case 1: return "cutlass: misaligned operand";
+    case 2: return "cutlass: invalid data type";
+    case 3: return "cutlass: invalid layout";
+    case 4: return "cutlass: invalid problem";
+    case 5: return "cutlass: not supported";
+    case 6: return "cutlass: workspace null";
+    case 7: return "cutlass: internal error";
+    case 8: return "cutlass: error arch mismatch";
+    case 9: return "cutlass: insufficient driver";
+    case 10: return "cutlass: memory allocation failed";
+    default: return "cutlass: unknown status";
+  }
+}
+
+}  // namespace cutlass_gemm

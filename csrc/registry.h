@@ -1,0 +1,41 @@
+// Kernel lookup and the selection table: torch-free. The Python registry
+// (cutlass_gemm/configs.py) owns the rules and pushes them here; the op reads them per call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gemm_api.h"
+
+namespace cutlass_gemm {
+
+// One selection rule: for a problem family (arch, dtypes, scale, accum), the first rule whose
+// M/N/K ranges (inclusive) hold the problem names the kernel. Mirrors configs.py's RULE_FIELDS.
+struct Rule {
+  int64_t arch, a, b, out, scale, accum;
+  int64_t m_lo, m_hi, n_lo, n_hi, k_lo, k_hi;
+  int64_t kernel;
+};
+constexpr int kRuleFields = 13;
+
+struct Family {
+  int arch;
+  DType a, b, out;
+  ScaleMode scale;
+  Accum accum;
+};
+
+// Replaces the rule table (called by the Python registry at import and on every change).
+void set_rules(std::vector<Rule> rules);
+
+// The kernel for a problem: the first matching rule whose kernel is compiled, else the first
+// compiled kernel of the family in table order; -1 when the build has none for the family.
+int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k);
+
+// Kernel id by name, -1 if unknown.
+int find_kernel(const std::string& name);
+
+bool family_matches(const KernelInfo& k, const Family& f);
+
+}  // namespace cutlass_gemm

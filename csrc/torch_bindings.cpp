@@ -1,0 +1,414 @@
+// The only C++ file that includes torch (LibTorch stable ABI, target 2.10): schemas, argument
+// checks (same messages as cutlass_gemm/_validate.py), the shape fallback, output/workspace
+// allocation, device guard, current stream. Kernels are reached through gemm_api.h only.
+#include <Python.h>
+
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/inductor/aoti_torch/c/shim.h>
+#include <torch/csrc/stable/accelerator.h>
+#include <torch/csrc/stable/library.h>
+#include <torch/csrc/stable/ops.h>
+#include <torch/csrc/stable/tensor.h>
+#include <torch/headeronly/core/ScalarType.h>
+#include <torch/headeronly/util/Exception.h>
+
+#include "device_info.h"
+#include "gemm_api.h"
+#include "registry.h"
+
+// `from cutlass_gemm import _C` loads this library; the ops register from static initializers.
+extern "C" PyObject* PyInit__C(void) {
+  static PyModuleDef def = {PyModuleDef_HEAD_INIT, "_C", nullptr, -1, nullptr};
+  return PyModule_Create(&def);
+}
+
+namespace cutlass_gemm {
+namespace {
+
+using torch::stable::Tensor;
+using ST = torch::headeronly::ScalarType;
+
+// ---------------------------------------------------------------------------------------------
+// Messages: formatted exactly like cutlass_gemm/_validate.py (a GPU test compares them).
+
+std::string dtype_name(ST t) {
+  switch (t) {
+    case ST::BFloat16: return "bfloat16";
+    case ST::Half: return "float16";
+    case ST::Float: return "float32";
+    case ST::Double: return "float64";
+    case ST::Float8_e4m3fn: return "float8_e4m3fn";
+    case ST::Float8_e5m2: return "float8_e5m2";
+    case ST::Char: return "int8";
+    case ST::Byte: return "uint8";
+    case ST::Short: return "int16";
+    case ST::Int: return "int32";
+    case ST::Long: return "int64";
+    case ST::Bool: return "bool";
+    default: return torch::headeronly::toString(t);
+  }
+}
+
+std::string shape_str(const Tensor& t) {
+  std::ostringstream s;
+  s << "[";
+  for (int64_t i = 0; i < t.dim(); ++i) s << (i ? ", " : "") << t.size(i);
+  s << "]";
+  return s.str();
+}
+
+std::string device_str(const Tensor& t) {
+  if (t.is_cpu()) return "cpu";
+  if (t.is_cuda()) return "cuda:" + std::to_string(t.get_device_index());
+  return "device(" + std::to_string(int(t.get_device_index())) + ")";
+}
+
+bool same_device(const Tensor& x, const Tensor& y) {
+  return x.is_cuda() == y.is_cuda() && x.is_cpu() == y.is_cpu() && x.get_device_index() == y.get_device_index();
+}
+
+// A plain std::runtime_error: Python sees RuntimeError(msg) with nothing prepended, so the
+// message matches the Python validator's exactly.
+[[noreturn]] void fail(const char* op, const std::string& msg) { throw std::runtime_error(std::string(op) + ": " + msg); }
+
+std::optional<DType> to_dtype(ST t) {
+  switch (t) {
+    case ST::BFloat16: return DType::kBf16;
+    case ST::Half: return DType::kF16;
+    case ST::Float: return DType::kF32;
+    case ST::Float8_e4m3fn: return DType::kE4m3;
+    case ST::Float8_e5m2: return DType::kE5m2;
+    default: return std::nullopt;
+  }
+}
+
+ST to_scalar_type(DType d) {
+  switch (d) {
+    case DType::kBf16: return ST::BFloat16;
+    case DType::kF16: return ST::Half;
+    case DType::kF32: return ST::Float;
+    case DType::kE4m3: return ST::Float8_e4m3fn;
+    default: return ST::Float8_e5m2;
+  }
+}
+
+const char* kActivationNames[] = {"none", "relu", "gelu", "gelu_tanh", "silu"};  // kernel_table.ACTIVATIONS
+constexpr int kNumActivations = 5;
+
+// Output dtypes that some kernel of the table offers for this input dtype, in table order of
+// DTYPES (the same list the Python validator derives from kernel_table.py).
+std::vector<DType> out_dtypes_for(DType a, ScaleMode scale) {
+  std::vector<bool> seen(8, false);
+  for (int i = 0; i < kNumKernels; ++i)
+    if (kKernels[i].a == a && kKernels[i].scale == scale) seen[int(kKernels[i].out)] = true;
+  std::vector<DType> outs;
+  for (int d = 0; d < 8; ++d)
+    if (seen[d]) outs.push_back(DType(d));
+  return outs;
+}
+
+std::string names_list(const std::vector<std::string>& items, const char* last_sep) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) s += (i + 1 == items.size()) ? last_sep : ", ";
+    s += items[i];
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shape fallback (design: one rule for every op). TMA needs 16-byte aligned base pointers
+// and row strides. An operand that is not a row-major view with such strides, or whose width
+// must be padded (K for A/B, N for the output side), is copied into a scratch buffer,
+// zero-padded to `width`; otherwise it is used in place.
+
+struct Operand2D {
+  Tensor t;
+  int64_t ld;
+};
+
+int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
+
+bool tma_ok(const Tensor& t, int64_t align_elems) {
+  return t.stride(1) == 1 && t.stride(0) % align_elems == 0 && t.stride(0) >= t.size(1) &&
+         reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0;
+}
+
+Operand2D as_tma_operand(Tensor t, int64_t width, int64_t align_elems) {
+  if (t.size(1) == width && tma_ok(t, align_elems)) return {t, t.stride(0)};
+  const int64_t rows = t.size(0), cols = t.size(1);
+  Tensor dst = width == cols ? torch::stable::new_empty(t, {rows, width}) : torch::stable::new_zeros(t, {rows, width});
+  if (cols > 0) {
+    Tensor view = torch::stable::narrow(dst, 1, 0, cols);
+    torch::stable::copy_(view, t);
+  }
+  return {dst, width};
+}
+
+Tensor as_aligned_vector(Tensor v, int64_t width) {
+  if (v.size(0) == width && v.stride(0) == 1 && reinterpret_cast<uintptr_t>(v.data_ptr()) % 16 == 0) return v;
+  Tensor dst = torch::stable::new_zeros(v, {width});
+  Tensor view = torch::stable::narrow(dst, 0, 0, v.size(0));
+  torch::stable::copy_(view, v);
+  return dst;
+}
+
+Tensor flatten_rows(const Tensor& t, int64_t rows, int64_t cols) {
+  if (t.dim() == 2) return t;
+  return torch::stable::reshape(t, {rows, cols});
+}
+
+int arch_of(const Tensor& t, const char* op) {
+  const DeviceInfo& info = device_info(t.get_device_index());
+  if (info.arch == 0)
+    fail(op, "unsupported GPU sm_" + std::to_string(info.cc_major) + std::to_string(info.cc_minor) +
+                 " on " + device_str(t) + "; cutlass_gemm supports sm_90 (H100/H200) and sm_100 (B200/GB200)");
+  return info.arch;
+}
+
+// The kernel for this call: `config` if given (validated), else the selection table.
+int choose_kernel(const char* op, const std::string& config, const Family& f, int64_t m, int64_t n, int64_t k) {
+  if (!config.empty()) {
+    int id = find_kernel(config);  // existence and family were checked by validation
+    const KernelInfo& ki = kKernels[id];
+    if (ki.arch != f.arch)
+      fail(op, "config '" + config + "' is an sm" + std::to_string(ki.arch) + " kernel; this GPU is sm_" +
+                   std::to_string(f.arch));
+    if (ki.fns == nullptr)
+      fail(op, "config '" + config + "' is not compiled into this build (rebuild with CUTLASS_GEMM_ARCHS including " +
+                   std::to_string(ki.arch) + "a)");
+    return id;
+  }
+  int id = select_kernel(f, m, n, k);
+  if (id < 0)
+    fail(op, "no kernel for sm_" + std::to_string(f.arch) + " " + dtype_name(to_scalar_type(f.a)) + " -> " +
+                 dtype_name(to_scalar_type(f.out)) + " is compiled into this build (CUTLASS_GEMM_ARCHS)");
+  return id;
+}
+
+void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
+  const KernelInfo& ki = kKernels[id];
+  p.device = like.get_device_index();
+  p.sm_count = device_info(p.device).sm_count;
+  int st = ki.fns->can_implement(p);
+  if (st != kOk) fail(op, std::string("kernel ") + ki.name + " cannot run this problem: " + status_string(st));
+  size_t ws_bytes = ki.fns->workspace_size(p);
+  Tensor ws;
+  if (ws_bytes > 0) ws = torch::stable::new_empty(like, {int64_t(ws_bytes)}, ST::Byte);
+  void* stream = nullptr;
+  STD_TORCH_CHECK(aoti_torch_get_current_cuda_stream(p.device, &stream) == AOTI_TORCH_SUCCESS,
+                  "cutlass_gemm: cannot get the current CUDA stream");
+  st = ki.fns->run(p, ws_bytes > 0 ? ws.data_ptr() : nullptr, static_cast<cudaStream_t>(stream));
+  if (st != kOk) fail(op, std::string("kernel ") + ki.name + " failed: " + status_string(st));
+}
+
+// ---------------------------------------------------------------------------------------------
+// gemm: D = act(alpha * (a @ b^T) + bias) + beta * residual
+
+constexpr const char* kGemm = "cutlass_gemm.gemm";
+
+struct GemmCheck {
+  int64_t m, n, k;
+  DType in, out;
+  Activation act;
+  std::vector<int64_t> out_shape;
+};
+
+// Mirrors cutlass_gemm/_validate.py::check_gemm: same checks, same order, same messages.
+GemmCheck check_gemm(const Tensor& a, const Tensor& b, const std::optional<Tensor>& bias,
+                     const std::optional<Tensor>& residual, const std::string& activation,
+                     std::optional<ST> out_dtype, const std::string& config) {
+  const char* op = kGemm;
+  if (a.dim() < 1) fail(op, "expected a of shape [..., K] (at least 1-D), got " + shape_str(a));
+  auto in = to_dtype(a.scalar_type());
+  if (!in || (*in != DType::kBf16 && *in != DType::kF16))
+    fail(op, "expected a of dtype bfloat16 or float16, got " + dtype_name(a.scalar_type()));
+  if (b.dim() != 2) fail(op, "expected b of shape [N, K] (2-D), got " + shape_str(b));
+  const int64_t k = a.size(a.dim() - 1);
+  if (b.size(1) != k) fail(op, "expected b of shape [N, K] = [*, " + std::to_string(k) + "], got " + shape_str(b));
+  if (b.scalar_type() != a.scalar_type())
+    fail(op, "expected b of dtype " + dtype_name(a.scalar_type()) + " (the dtype of a), got " +
+                 dtype_name(b.scalar_type()));
+  if (!same_device(a, b)) fail(op, "expected b on " + device_str(a) + " (the device of a), got " + device_str(b));
+
+  auto outs = out_dtypes_for(*in, ScaleMode::kNone);
+  DType out = *in;
+  if (out_dtype) {
+    auto od = to_dtype(*out_dtype);
+    bool ok = false;
+    for (DType d : outs) ok |= od && *od == d;
+    if (!ok) {
+      std::vector<std::string> names{"None"};
+      for (DType d : outs) names.push_back(dtype_name(to_scalar_type(d)));
+      fail(op, "expected out_dtype " + names_list(names, " or ") + " for " + dtype_name(a.scalar_type()) +
+                   " inputs, got " + dtype_name(*out_dtype));
+    }
+    out = *od;
+  }
+  const int64_t n = b.size(0);
+  std::vector<int64_t> out_shape;
+  for (int64_t i = 0; i + 1 < a.dim(); ++i) out_shape.push_back(a.size(i));
+  out_shape.push_back(n);
+  int64_t m = 1;
+  for (size_t i = 0; i + 1 < out_shape.size(); ++i) m *= out_shape[i];
+  const ST out_st = to_scalar_type(out);
+
+  if (bias) {
+    if (bias->dim() != 1 || bias->size(0) != n)
+      fail(op, "expected bias of shape [N] = [" + std::to_string(n) + "], got " + shape_str(*bias));
+    if (bias->scalar_type() != out_st && bias->scalar_type() != ST::Float)
+      fail(op, "expected bias of dtype " + dtype_name(out_st) + " or float32, got " + dtype_name(bias->scalar_type()));
+    if (!same_device(a, *bias))
+      fail(op, "expected bias on " + device_str(a) + " (the device of a), got " + device_str(*bias));
+  }
+  if (residual) {
+    bool same = residual->dim() == int64_t(out_shape.size());
+    for (int64_t i = 0; same && i < residual->dim(); ++i) same = residual->size(i) == out_shape[i];
+    if (!same) {
+      std::string want = "[";
+      for (size_t i = 0; i < out_shape.size(); ++i) want += (i ? ", " : "") + std::to_string(out_shape[i]);
+      fail(op, "expected residual of shape " + want + "] (the output's), got " + shape_str(*residual));
+    }
+    if (residual->scalar_type() != out_st)
+      fail(op, "expected residual of dtype " + dtype_name(out_st) + " (the output's), got " +
+                   dtype_name(residual->scalar_type()));
+    if (!same_device(a, *residual))
+      fail(op, "expected residual on " + device_str(a) + " (the device of a), got " + device_str(*residual));
+  }
+  int act = -1;
+  for (int i = 0; i < kNumActivations; ++i)
+    if (activation == kActivationNames[i]) act = i;
+  if (act < 0) {
+    std::vector<std::string> names;
+    for (int i = 0; i < kNumActivations; ++i) names.push_back(std::string("'") + kActivationNames[i] + "'");
+    fail(op, "expected activation one of " + names_list(names, ", ") + ", got '" + activation + "'");
+  }
+  if (!config.empty()) {
+    int id = find_kernel(config);
+    const Family want{0, *in, *in, out, ScaleMode::kNone, Accum::kF32};
+    auto fits = [&](const KernelInfo& ki) {
+      return ki.a == want.a && ki.b == want.b && ki.out == want.out && ki.scale == want.scale && ki.accum == want.accum;
+    };
+    if (id < 0 || !fits(kKernels[id])) {
+      std::vector<std::string> names;
+      for (int i = 0; i < kNumKernels; ++i)
+        if (fits(kKernels[i])) names.push_back(kKernels[i].name);
+      fail(op, std::string(id < 0 ? "unknown config '" : "config '") + config +
+                   (id < 0 ? "'" : "' does not serve these inputs") + "; configs for " + dtype_name(a.scalar_type()) +
+                   " -> " + dtype_name(out_st) + ": " + names_list(names, ", "));
+    }
+  }
+  return {m, n, k, *in, out, Activation(act), out_shape};
+}
+
+Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor> residual, std::string activation,
+            double alpha, double beta, std::optional<ST> out_dtype, std::string config) {
+  GemmCheck c = check_gemm(a, b, bias, residual, activation, out_dtype, config);
+  const ST out_st = to_scalar_type(c.out);
+  Tensor out = torch::stable::new_empty(a, c.out_shape, out_st);
+  if (c.m == 0 || c.n == 0) return out;
+  if (!a.is_cuda()) fail(kGemm, "expected CUDA tensors, got a on " + device_str(a));
+  torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
+
+  const int arch = arch_of(a, kGemm);
+  const Family fam{arch, c.in, c.in, c.out, ScaleMode::kNone, Accum::kF32};
+  const int id = choose_kernel(kGemm, config, fam, c.m, c.n, c.k);
+
+  // Fast path: K % 8 (16-bit A/B rows) and N % (16 bytes of output) with aligned views.
+  // Otherwise pad K with zeros (K = 0 becomes a zero product) and/or N into scratch.
+  const int64_t out_align = c.out == DType::kF32 ? 4 : 8;
+  const int64_t kp = round_up(c.k > 0 ? c.k : 1, 8);
+  const int64_t np = round_up(c.n, out_align);
+  Operand2D A = as_tma_operand(flatten_rows(a, c.m, c.k), kp, 8);
+  Operand2D B = as_tma_operand(b, kp, 8);
+  std::optional<Operand2D> R;
+  if (residual) R = as_tma_operand(flatten_rows(*residual, c.m, c.n), np, out_align);
+  std::optional<Tensor> bias_v;
+  if (bias) bias_v = as_aligned_vector(*bias, np);
+  Tensor out2d = torch::stable::reshape(out, {c.m, c.n});
+  Tensor d = np == c.n ? out2d : torch::stable::new_empty(a, {c.m, np}, out_st);
+
+  GemmParams p;
+  p.a = A.t.data_ptr();
+  p.lda = A.ld;
+  p.b = B.t.data_ptr();
+  p.ldb = B.ld;
+  p.d = d.data_ptr();
+  p.ldd = d.stride(0);
+  if (bias_v) {
+    p.bias = bias_v->data_ptr();
+    p.bias_dtype = *to_dtype(bias_v->scalar_type());
+  }
+  if (R) {
+    p.residual = R->t.data_ptr();
+    p.ldr = R->ld;
+  }
+  p.m = c.m;
+  p.n = c.n;
+  p.k = kp;
+  p.alpha = float(alpha);
+  p.beta = float(beta);
+  p.act = c.act;
+  launch(kGemm, id, p, a);
+  if (np != c.n) torch::stable::copy_(out2d, torch::stable::narrow(d, 1, 0, c.n));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Registry plumbing (private ops used by cutlass_gemm/configs.py and _ops.py).
+
+// Replaces the selection table: an int64 CPU tensor [R, kRuleFields] (configs.py RULE_FIELDS).
+void set_selection_table(Tensor rules) {
+  STD_TORCH_CHECK(rules.is_cpu() && rules.scalar_type() == ST::Long && rules.dim() == 2 &&
+                      rules.size(1) == kRuleFields && rules.is_contiguous(),
+                  "cutlass_gemm._set_selection_table: expected a contiguous int64 CPU tensor [R, ", kRuleFields, "]");
+  const int64_t* data = static_cast<const int64_t*>(rules.data_ptr());
+  std::vector<Rule> out(rules.size(0));
+  for (int64_t i = 0; i < rules.size(0); ++i) {
+    const int64_t* r = data + i * kRuleFields;
+    out[i] = Rule{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12]};
+    STD_TORCH_CHECK(r[12] >= 0 && r[12] < kNumKernels, "cutlass_gemm._set_selection_table: kernel id ", r[12],
+                    " out of range");
+  }
+  set_rules(std::move(out));
+}
+
+// Which kernels of kernel_table.py this build compiled (1) or left out (0): int32 CPU [n].
+Tensor compiled_kernels() {
+  Tensor t = torch::stable::empty({kNumKernels}, ST::Int, std::nullopt, torch::stable::Device(torch::headeronly::DeviceType::CPU));
+  int32_t* p = static_cast<int32_t*>(t.data_ptr());
+  for (int i = 0; i < kNumKernels; ++i) p[i] = kKernels[i].fns != nullptr;
+  return t;
+}
+
+int64_t kernel_table_hash() { return int64_t(kKernelTableHash); }
+
+// The arch whose kernels this library would run on `device` (0: unsupported GPU).
+int64_t device_arch(int64_t device) { return device_info(int(device)).arch; }
+
+}  // namespace
+}  // namespace cutlass_gemm
+
+STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
+  m.def(
+      "gemm(Tensor a, Tensor b, *, Tensor? bias=None, Tensor? residual=None, str activation=\"none\", "
+      "float alpha=1.0, float beta=1.0, ScalarType? out_dtype=None, str config=\"\") -> Tensor");
+  m.def("_set_selection_table(Tensor rules) -> ()");
+  m.def("_compiled_kernels() -> Tensor");
+  m.def("_kernel_table_hash() -> int");
+  m.def("_device_arch(int device) -> int");
+}
+
+STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CUDA, m) { m.impl("gemm", TORCH_BOX(&cutlass_gemm::gemm)); }
+
+STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CompositeExplicitAutograd, m) {
+  m.impl("_set_selection_table", TORCH_BOX(&cutlass_gemm::set_selection_table));
+  m.impl("_compiled_kernels", TORCH_BOX(&cutlass_gemm::compiled_kernels));
+  m.impl("_kernel_table_hash", TORCH_BOX(&cutlass_gemm::kernel_table_hash));
+  m.impl("_device_arch", TORCH_BOX(&cutlass_gemm::device_arch));
+}

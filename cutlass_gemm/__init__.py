@@ -1,0 +1,16 @@
+"""cutlass_gemm: ahead-of-time compiled CUTLASS GEMMs with fused epilogues, as PyTorch ops.
+
+    import cutlass_gemm
+    y = cutlass_gemm.gemm(x, w, bias=b, activation="gelu_tanh", residual=r)
+    # D = act(alpha * (x @ w.T) + bias) + beta * residual   (torch.ops.cutlass_gemm.gemm)
+"""
+
+from . import kernel_table
+from ._ops import gemm
+from . import configs
+from ._reference import gemm_reference
+
+configs._init()
+
+__all__ = ["gemm", "gemm_reference", "configs", "kernel_table"]
+__version__ = "0.1.0"

@@ -1,0 +1,96 @@
+"""Loads the extension, checks it matches this Python package, registers the fake and CPU
+kernels, and defines the public functions (thin: they never branch on sizes)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+import torch
+
+from . import kernel_table as kt
+from ._reference import gemm_cpu
+from ._validate import check_gemm
+
+try:
+    from . import _C  # noqa: F401  (registers torch.ops.cutlass_gemm.* from static initializers)
+except ImportError as e:  # pragma: no cover - depends on the install
+    raise ImportError(
+        f"cutlass_gemm: the compiled extension failed to load ({e}). Build it with "
+        "`pip install --no-build-isolation .` against a CUDA build of torch (see README)."
+    ) from e
+
+try:
+    from . import _build_info
+except ImportError:  # pragma: no cover
+    _build_info = None
+
+
+def _table_hash(names) -> int:
+    h = 0xCBF29CE484222325
+    for byte in ";".join(names).encode():
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h - (1 << 64) if h >= (1 << 63) else h  # the op returns a signed int64
+
+
+def _check_build() -> None:
+    built = torch.ops.cutlass_gemm._kernel_table_hash()
+    if built != _table_hash([k.name for k in kt.KERNELS]):
+        raise ImportError(
+            "cutlass_gemm: the compiled extension was built from a different kernel_table.py; rebuild it "
+            "(`python tools/generate.py && pip install --no-build-isolation .`)"
+        )
+    if _build_info is not None and torch.version.cuda is not None:
+        want, have = _build_info.CUDA_VERSION.split(".")[0], torch.version.cuda.split(".")[0]
+        if want != have:
+            raise ImportError(
+                f"cutlass_gemm was built for CUDA {_build_info.CUDA_VERSION} but this torch uses CUDA "
+                f"{torch.version.cuda}; rebuild against this torch"
+            )
+    if torch.cuda.is_available():
+        for d in range(torch.cuda.device_count()):
+            if torch.ops.cutlass_gemm._device_arch(d) == 0:
+                major, minor = torch.cuda.get_device_capability(d)
+                warnings.warn(
+                    f"cutlass_gemm: cuda:{d} is sm_{major}{minor}; cutlass_gemm runs on sm_90 (H100/H200) and "
+                    "sm_100 (B200/GB200) only, and its ops raise on this device",
+                    stacklevel=3,
+                )
+
+
+_check_build()
+
+
+@torch.library.register_fake("cutlass_gemm::gemm")
+def _gemm_fake(a, b, *, bias=None, residual=None, activation="none", alpha=1.0, beta=1.0, out_dtype=None, config=""):
+    shape, dtype = check_gemm(a, b, bias, residual, activation, out_dtype, config)
+    return a.new_empty(shape, dtype=dtype)
+
+
+torch.library.register_kernel("cutlass_gemm::gemm", "cpu", gemm_cpu)
+
+
+def gemm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    *,
+    bias: Optional[torch.Tensor] = None,
+    residual: Optional[torch.Tensor] = None,
+    activation: str = "none",
+    alpha: float = 1.0,
+    beta: float = 1.0,
+    out_dtype: Optional[torch.dtype] = None,
+    config: Optional[str] = None,
+) -> torch.Tensor:
+    """D = act(alpha * (a @ b.T) + bias) + beta * residual, fused in one kernel.
+
+    a: [..., K] bfloat16/float16; b: [N, K] (nn.Linear's weight layout), same dtype;
+    bias: [N] in the output dtype or float32; residual: [..., N] in the output dtype;
+    activation: "none" | "relu" | "gelu" | "gelu_tanh" | "silu"; out_dtype: None (a's dtype)
+    or float32; config: force a kernel by name (see cutlass_gemm.configs.kernels()).
+    Returns a fresh contiguous [..., N] tensor.
+    """
+    return torch.ops.cutlass_gemm.gemm.default(
+        a, b, bias=bias, residual=residual, activation=activation, alpha=float(alpha), beta=float(beta),
+        out_dtype=out_dtype, config=config or "",
+    )

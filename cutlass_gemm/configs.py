@@ -1,0 +1,196 @@
+"""The config registry: which kernel serves which problem.
+
+The choice itself runs inside the op, in C++, per call (so `torch.compile` with dynamic M
+neither breaks the graph nor recompiles at bucket boundaries, and CUDA-graph capture works).
+This module owns the table it reads: user rules first, then tuned rules from a cache file,
+then the shipped defaults. It flattens them and pushes them to C++ at import and on every
+change. `explain()` reproduces the C++ decision from the same table.
+
+A rule names a kernel and inclusive M/N/K ranges; the kernel fixes the problem family
+(arch, dtypes, scale mode, accumulation). The first rule of the family whose ranges hold the
+problem and whose kernel is compiled wins; if none does, the first compiled kernel of the
+family (in kernel_table.py order) runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import asdict, dataclass
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+import torch
+
+from . import kernel_table as kt
+
+INF = 2**62
+RULE_FIELDS = ("arch", "a", "b", "out", "scale", "accum", "m_lo", "m_hi", "n_lo", "n_hi", "k_lo", "k_hi", "kernel")
+CONFIG_FILE_ENV = "CUTLASS_GEMM_CONFIG_FILE"
+
+
+@dataclass(frozen=True)
+class Rule:
+    kernel: str
+    m: Tuple[int, int] = (1, INF)
+    n: Tuple[int, int] = (1, INF)
+    k: Tuple[int, int] = (0, INF)
+
+    def __post_init__(self):
+        if self.kernel not in kt.KERNEL_IDS:
+            raise ValueError(f"cutlass_gemm.configs: unknown kernel '{self.kernel}'; see cutlass_gemm.configs.kernels()")
+        for axis in ("m", "n", "k"):
+            lo, hi = getattr(self, axis)
+            if not (0 <= lo <= hi):
+                raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected 0 <= {axis}_lo <= {axis}_hi, got ({lo}, {hi})")
+
+    def holds(self, m: int, n: int, k: int) -> bool:
+        return self.m[0] <= m <= self.m[1] and self.n[0] <= n <= self.n[1] and self.k[0] <= k <= self.k[1]
+
+    @property
+    def spec(self) -> kt.Kernel:
+        return kt.KERNELS[kt.KERNEL_IDS[self.kernel]]
+
+
+def _sm90_16bit_defaults(d: str) -> List[Rule]:
+    # NOTES: placeholder ladder from the untuned single-kernel measurements in
+    # shared/benchmarks.md; the tuning issue replaces it with data measured per bucket.
+    return [
+        Rule(f"sm90_{d}_t64x128x64_c1x1_pingpong", m=(1, 64)),  # decode: a 64-row tile wastes least
+        Rule(f"sm90_{d}_t128x256x64_c2x1_coop", m=(1024, INF), n=(8192, INF)),  # big M x N: largest tile
+        Rule(f"sm90_{d}_t128x128x64_c1x2_pingpong"),  # the middle: ping-pong hides the epilogue
+    ]
+
+
+DEFAULT_RULES: Tuple[Rule, ...] = tuple(_sm90_16bit_defaults("bf16") + _sm90_16bit_defaults("f16"))
+
+_lock = threading.Lock()
+_user_rules: List[Rule] = []
+_tuned_rules: List[Rule] = []
+
+
+def rules() -> List[Rule]:
+    """The table in priority order: user rules, tuned rules, shipped defaults."""
+    with _lock:
+        return list(_user_rules) + list(_tuned_rules) + list(DEFAULT_RULES)
+
+
+def kernels() -> List[str]:
+    """Every kernel name in the table (compiled or not)."""
+    return [k.name for k in kt.KERNELS]
+
+
+def compiled_kernels() -> List[str]:
+    """The kernels this build compiled."""
+    mask = _compiled_mask()
+    return [k.name for k, on in zip(kt.KERNELS, mask) if on]
+
+
+def add_rule(kernel: str, m: Tuple[int, int] = (1, INF), n: Tuple[int, int] = (1, INF), k: Tuple[int, int] = (0, INF)) -> None:
+    """Route problems in these inclusive ranges of the kernel's family to `kernel` (highest priority)."""
+    rule = Rule(kernel, tuple(m), tuple(n), tuple(k))
+    with _lock:
+        _user_rules.insert(0, rule)
+    push()
+
+
+def clear_rules() -> None:
+    """Drop user rules and tuned rules: back to the shipped defaults."""
+    with _lock:
+        _user_rules.clear()
+        _tuned_rules.clear()
+    push()
+
+
+def load(path: str) -> int:
+    """Load tuned rules from a JSON file ({"rules": [{"kernel":..., "m": [lo, hi], ...}]})."""
+    with open(path) as fh:
+        data = json.load(fh)
+    loaded = [Rule(r["kernel"], tuple(r.get("m", (1, INF))), tuple(r.get("n", (1, INF))), tuple(r.get("k", (0, INF))))
+              for r in data.get("rules", [])]
+    with _lock:
+        _tuned_rules[:] = loaded
+    push()
+    return len(loaded)
+
+
+def save(path: str, rules_: Optional[Iterable[Rule]] = None) -> None:
+    """Write rules (default: the user and tuned rules) in the format `load` reads."""
+    with _lock:
+        out = list(rules_) if rules_ is not None else list(_user_rules) + list(_tuned_rules)
+    with open(path, "w") as fh:
+        json.dump({"rules": [asdict(r) for r in out]}, fh, indent=1)
+
+
+def flatten(rule_list: Sequence[Rule]) -> torch.Tensor:
+    """The int64 [R, 13] table the C++ op reads (RULE_FIELDS, enums as indices into kernel_table)."""
+    rows = []
+    for r in rule_list:
+        s = r.spec
+        rows.append([
+            s.arch, kt.DTYPES.index(s.a), kt.DTYPES.index(s.b), kt.DTYPES.index(s.out),
+            kt.SCALE_MODES.index(s.scale), kt.ACCUMS.index(s.accum),
+            r.m[0], r.m[1], r.n[0], r.n[1], r.k[0], r.k[1], kt.KERNEL_IDS[r.kernel],
+        ])
+    return torch.tensor(rows, dtype=torch.int64).reshape(-1, len(RULE_FIELDS))
+
+
+def push() -> None:
+    """Send the current table to the C++ op."""
+    torch.ops.cutlass_gemm._set_selection_table(flatten(rules()))
+
+
+_mask_cache: Optional[List[bool]] = None
+
+
+def _compiled_mask() -> List[bool]:
+    global _mask_cache
+    if _mask_cache is None:
+        _mask_cache = [bool(x) for x in torch.ops.cutlass_gemm._compiled_kernels().tolist()]
+    return _mask_cache
+
+
+@dataclass(frozen=True)
+class Decision:
+    kernel: str
+    reason: str  # "rule N (user|tuned|default)" or "family fallback"
+
+    def __str__(self) -> str:
+        return f"{self.kernel} ({self.reason})"
+
+
+def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
+            arch: Optional[int] = None) -> Decision:
+    """The kernel the op picks for an (M, N, K) gemm, and why, from the same table as C++."""
+    from ._validate import dtype_key
+
+    if arch is None:
+        arch = current_arch() or 90
+    a = dtype_key(dtype)
+    out = dtype_key(out_dtype) if out_dtype is not None else a
+    family = (arch, a, a, out, "none", "f32")
+    mask = _compiled_mask()
+    with _lock:
+        tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
+    for i, (r, src) in enumerate(tagged):
+        if r.spec.family == family and r.holds(m, n, k) and mask[kt.KERNEL_IDS[r.kernel]]:
+            return Decision(r.kernel, f"rule {i} ({src})")
+    for kk, on in zip(kt.KERNELS, mask):
+        if on and kk.family == family:
+            return Decision(kk.name, "family fallback")
+    raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for sm_{arch} {dtype} -> {out_dtype or dtype}")
+
+
+def current_arch() -> int:
+    """The arch this library would run on the current CUDA device (0: none or unsupported)."""
+    if not torch.cuda.is_available():
+        return 0
+    return int(torch.ops.cutlass_gemm._device_arch(torch.cuda.current_device()))
+
+
+def _init() -> None:
+    path = os.environ.get(CONFIG_FILE_ENV)
+    if path:
+        load(path)
+    else:
+        push()

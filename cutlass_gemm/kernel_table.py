@@ -1,0 +1,139 @@
+"""The one list of compiled kernels. Pure data: no torch import.
+
+Everything that enumerates kernels reads this file: the generator
+(`tools/generate.py` -> `csrc/instantiations/*.cu`, `csrc/generated/*`), `setup.py`
+(the source list) and the Python registry (`cutlass_gemm.configs`). A kernel's index in
+`KERNELS` is its id in the C++ table; `tests/test_kernel_table.py` fails when the
+generated files are stale or the table is over budget.
+
+The schema carries every axis of the design even where only a subset is populated:
+arch, A/B dtypes, output dtype, scale mode, accumulation mode, schedule, tile, cluster,
+swap-AB and tile scheduler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Tuple
+
+# Element types, in the order of the C++ enum `cutlass_gemm::DType` (generated).
+DTYPES: Tuple[str, ...] = ("bf16", "f16", "f32", "e4m3", "e5m2")
+# torch dtype names, for messages and for the Python side (no torch import here).
+TORCH_DTYPE_NAMES: Dict[str, str] = {
+    "bf16": "bfloat16",
+    "f16": "float16",
+    "f32": "float32",
+    "e4m3": "float8_e4m3fn",
+    "e5m2": "float8_e5m2",
+}
+# Scale modes, in the order of `cutlass_gemm::ScaleMode`. "none": 16-bit GEMM (alpha only);
+# "tensor_row_col": FP8 with per-tensor / per-row(a) / per-column(b) scales, chosen at run
+# time by the scale's shape; "blockwise": DeepSeek 1x128 (a) x 128x128 (b).
+SCALE_MODES: Tuple[str, ...] = ("none", "tensor_row_col", "blockwise")
+# Accumulation modes, in the order of `cutlass_gemm::Accum`. "f32": plain FP32 accumulation
+# (16-bit inputs); "promoted": FP8 with periodic promotion into FP32 (accurate, default);
+# "fast": FP8 fast accumulation (explicit opt-in).
+ACCUMS: Tuple[str, ...] = ("f32", "promoted", "fast")
+# Mainloop/epilogue schedules. SM90: warp-specialized cooperative or ping-pong.
+# SM100: 1-SM or 2-SM UMMA.
+SCHEDULES: Tuple[str, ...] = ("coop", "pingpong", "1sm", "2sm")
+# Tile schedulers: data-parallel persistent, or stream-K (deterministic reduction).
+SCHEDULERS: Tuple[str, ...] = ("persistent", "streamk")
+# Activations, in the order of `cutlass_gemm::Activation` (the kernel's run-time argument).
+ACTIVATIONS: Tuple[str, ...] = ("none", "relu", "gelu", "gelu_tanh", "silu")
+# Archs, as built by CUTLASS_GEMM_ARCHS ("90a;100a").
+ARCHS: Tuple[int, ...] = (90, 100)
+
+# Compile budget (design: <= ~120 per arch, <= 8 per unit; units hold at most UNIT_SIZE).
+MAX_KERNELS_PER_ARCH = 120
+MAX_KERNELS_PER_UNIT = 8
+UNIT_SIZE = 6
+
+
+@dataclass(frozen=True)
+class Kernel:
+    arch: int
+    a: str
+    b: str
+    out: str
+    tile: Tuple[int, int, int]
+    cluster: Tuple[int, int]
+    schedule: str
+    scale: str = "none"
+    accum: str = "f32"
+    swap_ab: bool = False
+    scheduler: str = "persistent"
+
+    @property
+    def name(self) -> str:
+        """What the kernel is, e.g. `sm90_bf16_t128x256x64_c2x1_coop`."""
+        parts = [f"sm{self.arch}", self.a if self.b == self.a else f"{self.a}x{self.b}"]
+        if self.out != _default_out(self.a):
+            parts.append(f"{self.out}out")
+        if self.scale != "none":
+            parts.append({"tensor_row_col": "scaled", "blockwise": "blockwise"}[self.scale])
+        if self.accum != "f32":
+            parts.append(self.accum)
+        m, n, k = self.tile
+        parts.append(f"t{m}x{n}x{k}")
+        parts.append(f"c{self.cluster[0]}x{self.cluster[1]}")
+        parts.append(self.schedule)
+        if self.swap_ab:
+            parts.append("swapab")
+        if self.scheduler != "persistent":
+            parts.append(self.scheduler)
+        return "_".join(parts)
+
+    @property
+    def family(self) -> Tuple[int, str, str, str, str, str]:
+        """The problem class a kernel serves: (arch, a, b, out, scale, accum)."""
+        return (self.arch, self.a, self.b, self.out, self.scale, self.accum)
+
+    @property
+    def unit_prefix(self) -> str:
+        """Kernels of one family share compile units (same headers, same epilogue)."""
+        arch, a, b, out, scale, accum = self.family
+        ab = a if a == b else f"{a}x{b}"
+        return f"gemm_{ab}_{out}out_{scale}_{accum}"
+
+
+def _default_out(a: str) -> str:
+    return "bf16" if a in ("e4m3", "e5m2") else a
+
+
+def _sm90_16bit(dtype: str) -> List[Kernel]:
+    k = dict(arch=90, a=dtype, b=dtype, out=dtype)
+    return [
+        # Large tiles for big M x N: 128x256 cooperative nearly matches cuBLAS at 8192^3.
+        Kernel(tile=(128, 256, 64), cluster=(2, 1), schedule="coop", **k),
+        # Ping-pong hides the epilogue behind the other warpgroup's mainloop: the middle.
+        Kernel(tile=(128, 128, 64), cluster=(1, 2), schedule="pingpong", **k),
+        Kernel(tile=(128, 128, 64), cluster=(1, 1), schedule="coop", **k),
+        # 64-row tiles waste less of the tile when M <= 64 (decode).
+        Kernel(tile=(64, 128, 64), cluster=(1, 1), schedule="pingpong", **k),
+    ]
+
+
+KERNELS: Tuple[Kernel, ...] = tuple(
+    _sm90_16bit("bf16")
+    + _sm90_16bit("f16")
+    + [
+        # fp32 output: a documented subset (one general-purpose tile per input dtype).
+        Kernel(arch=90, a="bf16", b="bf16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),
+        Kernel(arch=90, a="f16", b="f16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),
+    ]
+)
+
+KERNEL_IDS: Dict[str, int] = {k.name: i for i, k in enumerate(KERNELS)}
+
+
+def compile_units() -> List[Tuple[str, int, List[int]]]:
+    """(unit file stem, arch, kernel ids): kernels of one family, UNIT_SIZE at a time."""
+    groups: Dict[Tuple[str, int], List[int]] = {}
+    for i, k in enumerate(KERNELS):
+        groups.setdefault((k.unit_prefix, k.arch), []).append(i)
+    units = []
+    for (prefix, arch), ids in groups.items():
+        for j in range(0, len(ids), UNIT_SIZE):
+            units.append((f"{prefix}_{j // UNIT_SIZE}_sm{arch}", arch, ids[j : j + UNIT_SIZE]))
+    return units

@@ -1,0 +1,175 @@
+"""Shared test helpers: shape suites, fresh inputs, the three correctness measures, and the
+bad-input table replayed through the Python validator and the C++ glue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+import torch
+
+import cutlass_gemm
+from cutlass_gemm._reference import gemm_reference
+
+# Shape suites (shared/benchmarks.md names).
+SQUARE = [(s, s, s) for s in (1024, 2048, 4096, 8192)]
+LLAMA3_70B_NK = {"qkv": (10240, 8192), "o": (8192, 8192), "gate_up": (57344, 8192), "down": (8192, 28672)}
+LLAMA3_70B_M = (1, 16, 64, 128, 512, 2048, 8192)
+DEEPSEEK_V3_NK = [(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048)]
+ODD = [(1000, 1000, 1000), (77, 4097, 3000), (3, 50000, 256), (8191, 8193, 520)]
+
+# Relative Frobenius error bounds against float64 (design: bf16/fp16 <= 1e-2).
+FRO_TOL = {torch.bfloat16: 1e-2, torch.float16: 1e-2, torch.float32: 1e-4}
+# Elementwise: |d - ref| <= ATOL + RTOL * (|alpha| |A| @ |B|^T + |bias| + |beta| |residual|): output
+# rounding (2^-8 bf16, 2^-11 fp16) with headroom for the activation's slope and fp32 accumulation.
+RTOL = {torch.bfloat16: 1.6e-2, torch.float16: 4e-3, torch.float32: 1e-4}
+ATOL = 1e-5
+
+
+def fresh(shape, dtype, device, scale=1.0, gen=None) -> torch.Tensor:
+    """Fresh random data (never zeros), built in float32 then cast."""
+    return (torch.randn(shape, device=device, generator=gen, dtype=torch.float32) * scale).to(dtype)
+
+
+@dataclass
+class Problem:
+    a: torch.Tensor
+    b: torch.Tensor
+    bias: Optional[torch.Tensor]
+    residual: Optional[torch.Tensor]
+    activation: str
+    alpha: float
+    beta: float
+    out_dtype: Optional[torch.dtype]
+
+    def kwargs(self) -> dict:
+        return dict(bias=self.bias, residual=self.residual, activation=self.activation, alpha=self.alpha,
+                    beta=self.beta, out_dtype=self.out_dtype)
+
+
+def make_problem(m, n, k, dtype, device, *, bias=None, residual=False, activation="none", alpha=1.0, beta=1.0,
+                 out_dtype=None, lead=None) -> Problem:
+    """bias: None, "out" (output dtype) or "f32". lead: leading dims of a instead of [M]."""
+    out = out_dtype or dtype
+    a_shape = tuple(lead) + (k,) if lead else (m, k)
+    a = fresh(a_shape, dtype, device, scale=1.0)
+    b = fresh((n, k), dtype, device, scale=k ** -0.5 if k else 1.0)  # keeps |D| ~ 1 for every K
+    bias_t = None
+    if bias == "out":
+        bias_t = fresh((n,), out, device)
+    elif bias == "f32":
+        bias_t = fresh((n,), torch.float32, device)
+    res_t = fresh(a_shape[:-1] + (n,), out, device) if residual else None
+    return Problem(a, b, bias_t, res_t, activation, alpha, beta, out_dtype)
+
+
+def check_result(out: torch.Tensor, p: Problem, what: str = "") -> Dict[str, float]:
+    """The three measures against float64; returns the figures, asserts the bounds."""
+    ref = gemm_reference(p.a, p.b, p.bias, p.residual, p.activation, p.alpha, p.beta, p.out_dtype,
+                         compute_dtype=torch.float64, cast_output=False)
+    out_dtype = p.out_dtype or p.a.dtype
+    assert out.dtype == out_dtype, f"{what}: dtype {out.dtype} != {out_dtype}"
+    assert tuple(out.shape) == tuple(ref.shape), f"{what}: shape {tuple(out.shape)} != {tuple(ref.shape)}"
+    assert out.is_contiguous(), f"{what}: output not contiguous"
+    d = out.to(torch.float64)
+    assert not torch.isnan(d).any(), f"{what}: NaN in output"
+    if ref.numel() == 0:
+        return {"fro": 0.0, "row": 0.0, "col": 0.0, "elem": 0.0}
+    d2, r2 = d.reshape(-1, ref.shape[-1]), ref.reshape(-1, ref.shape[-1])
+    err = d2 - r2
+    ref_norm = r2.norm()
+    fro = (err.norm() / ref_norm.clamp_min(1e-30)).item()
+    # Worst row / column relative error: one bad tile cannot hide in the global norm.
+    floor_row = 1e-3 * ref_norm / max(r2.shape[0], 1) ** 0.5
+    floor_col = 1e-3 * ref_norm / max(r2.shape[1], 1) ** 0.5
+    row = (err.norm(dim=1) / r2.norm(dim=1).clamp_min(floor_row)).max().item()
+    col = (err.norm(dim=0) / r2.norm(dim=0).clamp_min(floor_col)).max().item()
+    # Elementwise bound from |A| @ |B|^T.
+    a64 = p.a.reshape(-1, p.a.shape[-1]).to(torch.float64).abs()
+    bound = abs(p.alpha) * (a64 @ p.b.to(torch.float64).abs().t())
+    if p.bias is not None:
+        bound = bound + p.bias.to(torch.float64).abs()
+    if p.residual is not None:
+        bound = bound + abs(p.beta) * p.residual.reshape(-1, ref.shape[-1]).to(torch.float64).abs()
+    excess = (err.abs() - (ATOL + RTOL[out_dtype] * bound)).max().item()
+    figures = {"fro": fro, "row": row, "col": col, "elem": excess}
+    tol = FRO_TOL[out_dtype]
+    assert fro <= tol, f"{what}: relative Frobenius error {fro:.3e} > {tol:.0e}"
+    assert row <= 5 * tol, f"{what}: worst row relative error {row:.3e} > {5 * tol:.0e}"
+    assert col <= 5 * tol, f"{what}: worst column relative error {col:.3e} > {5 * tol:.0e}"
+    assert excess <= 0, f"{what}: elementwise bound exceeded by {excess:.3e}"
+    return figures
+
+
+# -------------------------------------------------------------------------------------------
+# Bad inputs: (id, builder(device) -> (args, kwargs), expected message). Each is replayed
+# through the CPU path (Python validator) and on CUDA (C++ glue); both must raise exactly this.
+
+BF, F16, F32 = torch.bfloat16, torch.float16, torch.float32
+
+
+def _t(*shape, dtype=BF, device="cpu"):
+    return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
+
+
+BadCase = Tuple[str, Callable[[str], Tuple[tuple, dict]], str]
+
+BAD_GEMM_INPUTS: List[BadCase] = [
+    ("a_0d", lambda d: ((_t(device=d), _t(4, 1, device=d)), {}),
+     "cutlass_gemm.gemm: expected a of shape [..., K] (at least 1-D), got []"),
+    ("a_fp32", lambda d: ((_t(8, 16, dtype=F32, device=d), _t(4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected a of dtype bfloat16 or float16, got float32"),
+    ("a_int8", lambda d: ((torch.ones(8, 16, dtype=torch.int8, device=d), _t(4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected a of dtype bfloat16 or float16, got int8"),
+    ("b_1d", lambda d: ((_t(8, 16, device=d), _t(16, device=d)), {}),
+     "cutlass_gemm.gemm: expected b of shape [N, K] (2-D), got [16]"),
+    ("b_3d", lambda d: ((_t(8, 16, device=d), _t(2, 4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected b of shape [N, K] (2-D), got [2, 4, 16]"),
+    ("k_mismatch", lambda d: ((_t(8, 4096, device=d), _t(4096, 4095, device=d)), {}),
+     "cutlass_gemm.gemm: expected b of shape [N, K] = [*, 4096], got [4096, 4095]"),
+    ("b_transposed", lambda d: ((_t(8, 16, device=d), _t(16, 4, device=d)), {}),
+     "cutlass_gemm.gemm: expected b of shape [N, K] = [*, 16], got [16, 4]"),
+    ("b_dtype", lambda d: ((_t(8, 16, device=d), _t(4, 16, dtype=F16, device=d)), {}),
+     "cutlass_gemm.gemm: expected b of dtype bfloat16 (the dtype of a), got float16"),
+    ("out_dtype_f16_for_bf16", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"out_dtype": F16}),
+     "cutlass_gemm.gemm: expected out_dtype None, bfloat16 or float32 for bfloat16 inputs, got float16"),
+    ("out_dtype_fp8", lambda d: ((_t(8, 16, dtype=F16, device=d), _t(4, 16, dtype=F16, device=d)),
+                                 {"out_dtype": torch.float8_e4m3fn}),
+     "cutlass_gemm.gemm: expected out_dtype None, float16 or float32 for float16 inputs, got float8_e4m3fn"),
+    ("bias_shape", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": _t(5, device=d)}),
+     "cutlass_gemm.gemm: expected bias of shape [N] = [4], got [5]"),
+    ("bias_2d", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": _t(1, 4, device=d)}),
+     "cutlass_gemm.gemm: expected bias of shape [N] = [4], got [1, 4]"),
+    ("bias_dtype", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": _t(4, dtype=F16, device=d)}),
+     "cutlass_gemm.gemm: expected bias of dtype bfloat16 or float32, got float16"),
+    ("bias_dtype_f32out", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)),
+                                     {"bias": _t(4, device=d), "out_dtype": F32}),
+     "cutlass_gemm.gemm: expected bias of dtype float32 or float32, got bfloat16"),
+    ("residual_shape", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(8, 5, device=d)}),
+     "cutlass_gemm.gemm: expected residual of shape [8, 4] (the output's), got [8, 5]"),
+    ("residual_shape_3d", lambda d: ((_t(2, 3, 16, device=d), _t(4, 16, device=d)), {"residual": _t(6, 4, device=d)}),
+     "cutlass_gemm.gemm: expected residual of shape [2, 3, 4] (the output's), got [6, 4]"),
+    ("residual_dtype", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(8, 4, dtype=F32, device=d)}),
+     "cutlass_gemm.gemm: expected residual of dtype bfloat16 (the output's), got float32"),
+    ("activation", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"activation": "tanh"}),
+     "cutlass_gemm.gemm: expected activation one of 'none', 'relu', 'gelu', 'gelu_tanh', 'silu', got 'tanh'"),
+    ("config_unknown", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"config": "fastest"}),
+     "cutlass_gemm.gemm: unknown config 'fastest'; configs for bfloat16 -> bfloat16: "
+     + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "bf16", "none"))),
+    ("config_wrong_family", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"config": "sm90_f16_t128x128x64_c1x1_coop"}),
+     "cutlass_gemm.gemm: config 'sm90_f16_t128x128x64_c1x1_coop' does not serve these inputs; configs for "
+     "bfloat16 -> bfloat16: "
+     + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "bf16", "none"))),
+]
+
+
+def device_mismatch_cases(device: str) -> List[BadCase]:
+    """Cases that need two devices (CUDA only): an operand on the CPU."""
+    return [
+        ("b_on_cpu", lambda d: ((_t(8, 16, device=d), _t(4, 16)), {}),
+         f"cutlass_gemm.gemm: expected b on {device} (the device of a), got cpu"),
+        ("bias_on_cpu", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": _t(4)}),
+         f"cutlass_gemm.gemm: expected bias on {device} (the device of a), got cpu"),
+        ("residual_on_cpu", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(8, 4)}),
+         f"cutlass_gemm.gemm: expected residual on {device} (the device of a), got cpu"),
+    ]

@@ -1,0 +1,175 @@
+"""Everything that runs without a GPU: semantics of the CPU reference, schema, fake kernel,
+opcheck, torch.compile through the reference, every validation error, the registry."""
+
+import json
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import cutlass_gemm
+from cutlass_gemm import configs
+from cutlass_gemm import kernel_table as kt
+from gemm_checks import BAD_GEMM_INPUTS, check_result, make_problem
+
+ACTS = list(kt.ACTIVATIONS)
+
+
+def test_schema():
+    schema = str(torch.ops.cutlass_gemm.gemm.default._schema)
+    assert schema == (
+        "cutlass_gemm::gemm(Tensor a, Tensor b, *, Tensor? bias=None, Tensor? residual=None, "
+        "str activation=\"none\", float alpha=1., float beta=1., ScalarType? out_dtype=None, "
+        "str config=\"\") -> Tensor"
+    )
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+@pytest.mark.parametrize("activation", ACTS)
+@pytest.mark.parametrize("bias", [None, "out", "f32"])
+@pytest.mark.parametrize("residual", [False, True])
+def test_cpu_reference_matches_float64(dtype, activation, bias, residual):
+    p = make_problem(33, 40, 72, dtype, "cpu", bias=bias, residual=residual, activation=activation, alpha=0.5, beta=0.75)
+    out = cutlass_gemm.gemm(p.a, p.b, **p.kwargs())
+    check_result(out, p, "cpu")
+
+
+def test_cpu_reference_formula_by_hand():
+    a = torch.randn(5, 7, dtype=torch.bfloat16)
+    b = torch.randn(3, 7, dtype=torch.bfloat16)
+    bias = torch.randn(3, dtype=torch.float32)
+    res = torch.randn(5, 3, dtype=torch.bfloat16)
+    out = cutlass_gemm.gemm(a, b, bias=bias, residual=res, activation="gelu", alpha=2.0, beta=-0.5)
+    want = F.gelu(2.0 * (a.float() @ b.float().t()) + bias) + -0.5 * res.float()
+    torch.testing.assert_close(out, want.to(torch.bfloat16), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("lead", [(7,), (2, 3), (2, 1, 4)])
+def test_leading_dims(lead):
+    p = make_problem(None, 24, 16, torch.bfloat16, "cpu", lead=lead, residual=True, bias="out")
+    out = cutlass_gemm.gemm(p.a, p.b, **p.kwargs())
+    assert out.shape == tuple(lead) + (24,)
+    check_result(out, p)
+
+
+def test_one_dim_input():
+    a = torch.randn(16, dtype=torch.bfloat16)
+    b = torch.randn(8, 16, dtype=torch.bfloat16)
+    assert cutlass_gemm.gemm(a, b).shape == (8,)
+
+
+@pytest.mark.parametrize("m,n,k", [(0, 8, 16), (8, 0, 16), (0, 0, 0), (4, 8, 0)])
+def test_degenerate_shapes(m, n, k):
+    p = make_problem(m, n, k, torch.bfloat16, "cpu", bias="out", residual=True, activation="gelu")
+    out = cutlass_gemm.gemm(p.a, p.b, **p.kwargs())
+    assert out.shape == (m, n)
+    if k == 0 and m and n:  # K = 0: act(bias) + beta * residual
+        want = F.gelu(p.bias.float()) + p.residual.float()
+        torch.testing.assert_close(out.float(), want.to(torch.bfloat16).float())
+
+
+def test_fp32_output():
+    p = make_problem(16, 24, 32, torch.bfloat16, "cpu", out_dtype=torch.float32, bias="f32", residual=True)
+    out = cutlass_gemm.gemm(p.a, p.b, **p.kwargs())
+    assert out.dtype == torch.float32
+    check_result(out, p)
+
+
+@pytest.mark.parametrize("case", BAD_GEMM_INPUTS, ids=[c[0] for c in BAD_GEMM_INPUTS])
+def test_bad_inputs_cpu(case):
+    _, build, message = case
+    args, kwargs = build("cpu")
+    with pytest.raises(RuntimeError) as e:
+        cutlass_gemm.gemm(*args, **kwargs)
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("case", BAD_GEMM_INPUTS, ids=[c[0] for c in BAD_GEMM_INPUTS])
+def test_bad_inputs_fake(case):
+    """The fake kernel (torch.compile's view) raises the same message."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    _, build, message = case
+    args, kwargs = build("cpu")
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        with pytest.raises(RuntimeError) as e:
+            cutlass_gemm.gemm(*args, **kwargs)
+    assert message in str(e.value)
+
+
+def _opcheck_samples():
+    yield (torch.randn(8, 16, dtype=torch.bfloat16), torch.randn(4, 16, dtype=torch.bfloat16)), {}
+    yield (torch.randn(2, 3, 16, dtype=torch.float16), torch.randn(8, 16, dtype=torch.float16)), dict(
+        bias=torch.randn(8, dtype=torch.float32), residual=torch.randn(2, 3, 8, dtype=torch.float16),
+        activation="gelu_tanh", alpha=0.5, beta=2.0)
+    yield (torch.randn(5, 8, dtype=torch.bfloat16), torch.randn(6, 8, dtype=torch.bfloat16)), dict(
+        out_dtype=torch.float32, bias=torch.randn(6), activation="silu", config="sm90_bf16_f32out_t128x128x64_c1x1_coop")
+    yield (torch.randn(3, 0, dtype=torch.bfloat16), torch.randn(6, 0, dtype=torch.bfloat16)), dict(
+        bias=torch.randn(6, dtype=torch.bfloat16), activation="relu")
+
+
+@pytest.mark.parametrize("i,sample", list(enumerate(_opcheck_samples())))
+def test_opcheck(i, sample):
+    args, kwargs = sample
+    torch.library.opcheck(torch.ops.cutlass_gemm.gemm.default, args, kwargs)
+
+
+def test_compile_fullgraph_cpu_dynamic_m():
+    """Compiled through the fake + CPU kernels; dynamic M does not recompile."""
+    torch._dynamo.reset()
+    lin = torch.nn.Linear(32, 32, dtype=torch.bfloat16)
+    w = torch.randn(48, 32, dtype=torch.bfloat16)
+    bias = torch.randn(48, dtype=torch.bfloat16)
+
+    def f(x):
+        return cutlass_gemm.gemm(torch.relu(lin(x)), w, bias=bias, activation="gelu")
+
+    cf = torch.compile(f, fullgraph=True, dynamic=True)
+    counts = []
+    with torch.no_grad():
+        for m in (3, 17, 64, 130):
+            x = torch.randn(m, 32, dtype=torch.bfloat16)
+            torch.testing.assert_close(cf(x), f(x))
+    from torch._dynamo.utils import counters
+
+    assert counters["stats"]["unique_graphs"] <= 1
+
+
+def test_configs_explain_and_rules():
+    configs.clear_rules()
+    d = configs.explain(16, 4096, 4096, torch.bfloat16, arch=90)
+    assert d.kernel == "sm90_bf16_t64x128x64_c1x1_pingpong" and "default" in d.reason
+    configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", m=(1, 32))
+    try:
+        assert configs.explain(16, 4096, 4096, torch.bfloat16, arch=90).kernel == "sm90_bf16_t128x128x64_c1x1_coop"
+        assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90).kernel == "sm90_bf16_t64x128x64_c1x1_pingpong"
+    finally:
+        configs.clear_rules()
+    # A family with one kernel and no rule falls back to it.
+    d = configs.explain(16, 64, 64, torch.bfloat16, torch.float32, arch=90)
+    assert d.kernel == "sm90_bf16_f32out_t128x128x64_c1x1_coop" and d.reason == "family fallback"
+
+
+def test_configs_file_roundtrip(tmp_path):
+    path = tmp_path / "tuned.json"
+    rule = configs.Rule("sm90_f16_t128x256x64_c2x1_coop", m=(100, 200), n=(1, 10**6), k=(0, 10**6))
+    configs.save(str(path), [rule])
+    assert json.loads(path.read_text())["rules"][0]["kernel"] == rule.kernel
+    try:
+        assert configs.load(str(path)) == 1
+        assert configs.explain(150, 512, 512, torch.float16, arch=90).kernel == rule.kernel
+        assert "tuned" in configs.explain(150, 512, 512, torch.float16, arch=90).reason
+    finally:
+        configs.clear_rules()
+
+
+def test_configs_reject_bad_rules():
+    with pytest.raises(ValueError, match="unknown kernel 'nope'"):
+        configs.add_rule("nope")
+    with pytest.raises(ValueError, match="expected 0 <= m_lo <= m_hi"):
+        configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", m=(10, 1))
+
+
+def test_flatten_layout():
+    t = configs.flatten(configs.rules())
+    assert t.dtype == torch.int64 and t.shape == (len(configs.rules()), len(configs.RULE_FIELDS))

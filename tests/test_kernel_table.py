@@ -1,0 +1,73 @@
+"""The kernel table: budget, naming, generated files, and the built extension matching it."""
+
+import collections
+import importlib.util
+import os
+import re
+
+import pytest
+
+import cutlass_gemm
+from cutlass_gemm import configs
+from cutlass_gemm import kernel_table as kt
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _generator():
+    spec = importlib.util.spec_from_file_location("generate", os.path.join(ROOT, "tools", "generate.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_generated_files_are_fresh():
+    stale = _generator().stale_files()
+    assert not stale, f"stale generated files {stale}: run `python tools/generate.py`"
+
+
+def test_budget():
+    per_arch = collections.Counter(k.arch for k in kt.KERNELS)
+    for arch, count in per_arch.items():
+        assert count <= kt.MAX_KERNELS_PER_ARCH, f"sm{arch}: {count} kernels > {kt.MAX_KERNELS_PER_ARCH}"
+    for stem, arch, ids in kt.compile_units():
+        assert len(ids) <= kt.MAX_KERNELS_PER_UNIT, f"{stem}: {len(ids)} kernels > {kt.MAX_KERNELS_PER_UNIT}"
+        assert stem.endswith(f"_sm{arch}"), f"{stem}: arch suffix"
+        assert all(kt.KERNELS[i].arch == arch for i in ids)
+
+
+def test_names_unique_and_descriptive():
+    names = [k.name for k in kt.KERNELS]
+    assert len(set(names)) == len(names)
+    for k in kt.KERNELS:
+        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|1sm|2sm)(_swapab)?(_streamk)?", k.name), k.name
+        assert k.a in kt.DTYPES and k.b in kt.DTYPES and k.out in kt.DTYPES
+        assert k.scale in kt.SCALE_MODES and k.accum in kt.ACCUMS
+        assert k.schedule in kt.SCHEDULES and k.scheduler in kt.SCHEDULERS
+        if k.arch == 90 and k.schedule == "coop":
+            assert k.tile[0] >= 128, f"{k.name}: cooperative needs a 128-row tile"
+
+
+def test_every_kernel_has_a_template():
+    gen = _generator()
+    for k in kt.KERNELS:
+        assert gen.kernel_type(k)
+
+
+def test_extension_matches_table():
+    import torch
+
+    from cutlass_gemm._ops import _table_hash
+
+    assert torch.ops.cutlass_gemm._kernel_table_hash() == _table_hash([k.name for k in kt.KERNELS])
+    mask = torch.ops.cutlass_gemm._compiled_kernels()
+    assert mask.shape == (len(kt.KERNELS),)
+
+
+def test_default_rules_cover_every_16bit_family():
+    families = {k.family for k in kt.KERNELS if k.scale == "none"}
+    ruled = {r.spec.family for r in configs.DEFAULT_RULES}
+    for fam in families:
+        # Families with a single kernel need no rule (the family fallback picks it).
+        n = sum(1 for k in kt.KERNELS if k.family == fam)
+        assert fam in ruled or n == 1, f"no default rule for {fam}"
