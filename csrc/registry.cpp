@@ -71,6 +71,7 @@ const char* status_string(int status) {
     case 8: return "cutlass: error arch mismatch";
     case 9: return "cutlass: insufficient driver";
     case 10: return "cutlass: memory allocation failed";
+    case 11: return "cutlass: can_implement rejected the problem (alignment or shape)";
     default: return "cutlass: unknown status";
   }
 }

@@ -129,7 +129,12 @@ struct Gemm16 {
   static size_t workspace_size(const GemmParams& p) { return Adapter::get_workspace_size(make_args(p)); }
 
   static int can_implement(const GemmParams& p) {
-    auto st = Adapter::can_implement(make_args(p));
+    // CUTLASS asks for N % alignment == 0 on row-major C/D, but TMA needs only 16-byte row
+    // strides (the caller pads ldd/ldr) and clips the last tile at N: check with N rounded up.
+    if (p.ldd % kAlignD != 0 || (p.residual != nullptr && p.ldr % kAlignD != 0)) return kCannotImplement;
+    GemmParams q = p;
+    q.n = (p.n + kAlignD - 1) / kAlignD * kAlignD;
+    auto st = Adapter::can_implement(make_args(q));
     return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
   }
 
