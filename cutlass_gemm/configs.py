@@ -53,12 +53,14 @@ class Rule:
 
 
 def _sm90_16bit_defaults(d: str) -> List[Rule]:
-    # NOTES: placeholder ladder from the untuned single-kernel measurements in
-    # shared/benchmarks.md; the tuning issue replaces it with data measured per bucket.
+    # NOTES: an M ladder read off `python bench/sweep.py` on the H200 (bf16, plain and fused,
+    # square + llama3_70b): 64-row ping-pong tiles win up to M = 128 (fewer idle rows, more
+    # tiles in flight), 128x128 cooperative through M = 1024, the 128x256 cooperative tile
+    # above. The tuning issue refines this per (N, K) and adds small-M kernels.
     return [
-        Rule(f"sm90_{d}_t64x128x64_c1x1_pingpong", m=(1, 64)),  # decode: a 64-row tile wastes least
-        Rule(f"sm90_{d}_t128x256x64_c2x1_coop", m=(1024, INF), n=(8192, INF)),  # big M x N: largest tile
-        Rule(f"sm90_{d}_t128x128x64_c1x2_pingpong"),  # the middle: ping-pong hides the epilogue
+        Rule(f"sm90_{d}_t64x128x64_c1x1_pingpong", m=(1, 128)),
+        Rule(f"sm90_{d}_t128x128x64_c1x1_coop", m=(129, 1024)),
+        Rule(f"sm90_{d}_t128x256x64_c2x1_coop", m=(1025, INF)),
     ]
 
 

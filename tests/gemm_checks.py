@@ -79,13 +79,15 @@ def check_result(out: torch.Tensor, p: Problem, what: str = "") -> Dict[str, flo
     err = d2 - r2
     ref_norm = r2.norm()
     fro = (err.norm() / ref_norm.clamp_min(1e-30)).item()
-    # Worst row / column relative error: one bad tile cannot hide in the global norm.
-    floor_row = 1e-3 * ref_norm / max(r2.shape[0], 1) ** 0.5
-    floor_col = 1e-3 * ref_norm / max(r2.shape[1], 1) ** 0.5
+    # Worst row / column relative error: one bad tile cannot hide in the global norm. A row or
+    # column far smaller than typical (e.g. a 1-element column at M = 1 near a zero of the
+    # activation) is measured against 10% of the typical norm instead of its own.
+    floor_row = 0.1 * ref_norm / max(r2.shape[0], 1) ** 0.5
+    floor_col = 0.1 * ref_norm / max(r2.shape[1], 1) ** 0.5
     row = (err.norm(dim=1) / r2.norm(dim=1).clamp_min(floor_row)).max().item()
     col = (err.norm(dim=0) / r2.norm(dim=0).clamp_min(floor_col)).max().item()
     # Elementwise bound from |A| @ |B|^T.
-    a64 = p.a.reshape(-1, p.a.shape[-1]).to(torch.float64).abs()
+    a64 = p.a.reshape(r2.shape[0], p.a.shape[-1]).to(torch.float64).abs()
     bound = abs(p.alpha) * (a64 @ p.b.to(torch.float64).abs().t())
     if p.bias is not None:
         bound = bound + p.bias.to(torch.float64).abs()
