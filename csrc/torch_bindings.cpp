@@ -388,6 +388,32 @@ Tensor compiled_kernels() {
 
 int64_t kernel_table_hash() { return int64_t(kKernelTableHash); }
 
+// Host-only probe of one kernel (no GPU needed): [can_implement status, workspace bytes] for a
+// dense row-major M x N x K problem with null pointers. Lets CPU tests exercise every kernel's
+// host path; status kNotCompiledForArch for kernels this build left out.
+Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_count) {
+  STD_TORCH_CHECK(kernel >= 0 && kernel < kNumKernels, "cutlass_gemm._probe_kernel: kernel id out of range");
+  Tensor t = torch::stable::empty({2}, ST::Long, std::nullopt, torch::stable::Device(torch::headeronly::DeviceType::CPU));
+  int64_t* out = static_cast<int64_t*>(t.data_ptr());
+  const KernelInfo& ki = kKernels[kernel];
+  if (ki.fns == nullptr) {
+    out[0] = kNotCompiledForArch;
+    out[1] = 0;
+    return t;
+  }
+  GemmParams p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.lda = k;
+  p.ldb = k;
+  p.ldd = n;
+  p.sm_count = int(sm_count);
+  out[0] = ki.fns->can_implement(p);
+  out[1] = out[0] == kOk ? int64_t(ki.fns->workspace_size(p)) : 0;
+  return t;
+}
+
 // The arch whose kernels this library would run on `device` (0: unsupported GPU).
 int64_t device_arch(int64_t device) { return device_info(int(device)).arch; }
 
@@ -402,6 +428,7 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_compiled_kernels() -> Tensor");
   m.def("_kernel_table_hash() -> int");
   m.def("_device_arch(int device) -> int");
+  m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CUDA, m) { m.impl("gemm", TORCH_BOX(&cutlass_gemm::gemm)); }
@@ -411,4 +438,5 @@ STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CompositeExplicitAutograd, m) {
   m.impl("_compiled_kernels", TORCH_BOX(&cutlass_gemm::compiled_kernels));
   m.impl("_kernel_table_hash", TORCH_BOX(&cutlass_gemm::kernel_table_hash));
   m.impl("_device_arch", TORCH_BOX(&cutlass_gemm::device_arch));
+  m.impl("_probe_kernel", TORCH_BOX(&cutlass_gemm::probe_kernel));
 }

@@ -71,3 +71,19 @@ def test_default_rules_cover_every_16bit_family():
         # Families with a single kernel need no rule (the family fallback picks it).
         n = sum(1 for k in kt.KERNELS if k.family == fam)
         assert fam in ruled or n == 1, f"no default rule for {fam}"
+
+
+def test_host_probe_every_compiled_kernel():
+    """can_implement / get_workspace_size on the host for every kernel this build has (no GPU)."""
+    import torch
+
+    mask = torch.ops.cutlass_gemm._compiled_kernels().tolist()
+    for i, k in enumerate(kt.KERNELS):
+        status, ws = torch.ops.cutlass_gemm._probe_kernel(i, 1000, 1024, 4096, 132).tolist()
+        if not mask[i]:
+            assert status == 2, k.name  # kNotCompiledForArch
+            continue
+        assert status == 0 and ws >= 0, f"{k.name}: status {status}"
+        # K off the 16-byte rule: the kernel itself refuses (the op pads before it gets there).
+        status, _ = torch.ops.cutlass_gemm._probe_kernel(i, 1000, 1024, 4095, 132).tolist()
+        assert status != 0, f"{k.name} accepted K = 4095"
