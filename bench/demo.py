@@ -15,9 +15,13 @@ import sys
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cutlass_gemm  # noqa: E402
-from timing import graph_time_ms, rotation_sets, tflops, eager_overhead_us  # noqa: E402
+import cutlass_gemm
+
+if __package__:  # python -m bench.demo
+    from .timing import graph_time_ms, rotation_sets, tflops, eager_overhead_us
+else:  # python bench/demo.py
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from timing import graph_time_ms, rotation_sets, tflops, eager_overhead_us
 
 SHAPES = [("square 4096^3", 4096, 4096, 4096), ("llama3_70b o, M=2048", 2048, 8192, 8192)]
 

@@ -11,9 +11,13 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cutlass_gemm  # noqa: E402
-from timing import graph_time_ms  # noqa: E402
+import cutlass_gemm
+
+if __package__:  # python -m bench.fallback_cost
+    from .timing import graph_time_ms
+else:  # python bench/fallback_cost.py
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from timing import graph_time_ms
 
 CASES = [(2048, 8192, 8192), (128, 8192, 8192), (4096, 4096, 4096)]
 

@@ -13,16 +13,16 @@ import sys
 
 import torch
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import cutlass_gemm  # noqa: E402
-from cutlass_gemm import kernel_table as kt  # noqa: E402
-from timing import graph_time_ms, rotation_sets, tflops  # noqa: E402
+import cutlass_gemm
+from cutlass_gemm import kernel_table as kt
 
-SUITES = {
-    "square": [(s, s, s) for s in (1024, 2048, 4096, 8192)],
-    "llama3_70b": [(m, n, k) for (n, k) in [(10240, 8192), (8192, 8192), (57344, 8192), (8192, 28672)]
-                   for m in (1, 16, 64, 128, 512, 2048, 8192)],
-}
+if __package__:  # python -m bench.sweep
+    from .suites import SUITES
+    from .timing import graph_time_ms, rotation_sets, tflops
+else:  # python bench/sweep.py
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from suites import SUITES
+    from timing import graph_time_ms, rotation_sets, tflops
 
 
 def main() -> None:

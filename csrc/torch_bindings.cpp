@@ -3,6 +3,7 @@
 // allocation, device guard, current stream. Kernels are reached through gemm_api.h only.
 #include <Python.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -150,6 +151,8 @@ Operand2D as_tma_operand(Tensor t, int64_t width, int64_t align_elems) {
   return {dst, width};
 }
 
+bool tma_free_aligned(const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()) % 16 == 0; }
+
 Tensor as_aligned_vector(Tensor v, int64_t width) {
   if (v.size(0) == width && v.stride(0) == 1 && reinterpret_cast<uintptr_t>(v.data_ptr()) % 16 == 0) return v;
   Tensor dst = torch::stable::new_zeros(v, {width});
@@ -208,124 +211,141 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// gemm: D = act(alpha * (a @ b^T) + bias) + beta * residual
+// Checks shared by every op. Each mirrors a helper of cutlass_gemm/_validate.py: same checks,
+// same order, same messages.
 
 constexpr const char* kGemm = "cutlass_gemm.gemm";
+constexpr const char* kScaledMm = "cutlass_gemm.scaled_mm";
 
-struct GemmCheck {
-  int64_t m, n, k;
-  DType in, out;
-  Activation act;
-  std::vector<int64_t> out_shape;
-};
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
 
-// Mirrors cutlass_gemm/_validate.py::check_gemm: same checks, same order, same messages.
-GemmCheck check_gemm(const Tensor& a, const Tensor& b, const std::optional<Tensor>& bias,
-                     const std::optional<Tensor>& residual, const std::string& activation,
-                     std::optional<ST> out_dtype, const std::string& config) {
-  const char* op = kGemm;
+bool shape_is(const Tensor& t, std::initializer_list<int64_t> s) {
+  if (t.dim() != int64_t(s.size())) return false;
+  int64_t i = 0;
+  for (int64_t v : s)
+    if (t.size(i++) != v) return false;
+  return true;
+}
+
+void check_device(const char* op, const char* name, const Tensor& t, const Tensor& a) {
+  if (!same_device(a, t))
+    fail(op, std::string("expected ") + name + " on " + device_str(a) + " (the device of a), got " + device_str(t));
+}
+
+// a [..., K] and b [N, K]: dims, K, dtypes (a in `dtypes`; b the same as a, or also in `dtypes`).
+void check_a_b(const char* op, const Tensor& a, const Tensor& b, std::initializer_list<ST> dtypes,
+               const char* dtypes_text, bool same_dtype) {
+  auto in = [&](ST t) {
+    for (ST d : dtypes)
+      if (d == t) return true;
+    return false;
+  };
   if (a.dim() < 1) fail(op, "expected a of shape [..., K] (at least 1-D), got " + shape_str(a));
-  auto in = to_dtype(a.scalar_type());
-  if (!in || (*in != DType::kBf16 && *in != DType::kF16))
-    fail(op, "expected a of dtype bfloat16 or float16, got " + dtype_name(a.scalar_type()));
+  if (!in(a.scalar_type())) fail(op, std::string("expected a of dtype ") + dtypes_text + ", got " + dtype_name(a.scalar_type()));
   if (b.dim() != 2) fail(op, "expected b of shape [N, K] (2-D), got " + shape_str(b));
   const int64_t k = a.size(a.dim() - 1);
   if (b.size(1) != k) fail(op, "expected b of shape [N, K] = [*, " + std::to_string(k) + "], got " + shape_str(b));
-  if (b.scalar_type() != a.scalar_type())
-    fail(op, "expected b of dtype " + dtype_name(a.scalar_type()) + " (the dtype of a), got " +
-                 dtype_name(b.scalar_type()));
-  if (!same_device(a, b)) fail(op, "expected b on " + device_str(a) + " (the device of a), got " + device_str(b));
+  if (same_dtype && b.scalar_type() != a.scalar_type())
+    fail(op, "expected b of dtype " + dtype_name(a.scalar_type()) + " (the dtype of a), got " + dtype_name(b.scalar_type()));
+  if (!same_dtype && !in(b.scalar_type()))
+    fail(op, std::string("expected b of dtype ") + dtypes_text + ", got " + dtype_name(b.scalar_type()));
+}
 
-  auto outs = out_dtypes_for(*in, ScaleMode::kNone);
-  DType out = *in;
-  if (out_dtype) {
-    auto od = to_dtype(*out_dtype);
-    bool ok = false;
-    for (DType d : outs) ok |= od && *od == d;
-    if (!ok) {
-      std::vector<std::string> names{"None"};
-      for (DType d : outs) names.push_back(dtype_name(to_scalar_type(d)));
-      fail(op, "expected out_dtype " + names_list(names, " or ") + " for " + dtype_name(a.scalar_type()) +
-                   " inputs, got " + dtype_name(*out_dtype));
-    }
-    out = *od;
-  }
-  const int64_t n = b.size(0);
-  std::vector<int64_t> out_shape;
-  for (int64_t i = 0; i + 1 < a.dim(); ++i) out_shape.push_back(a.size(i));
-  out_shape.push_back(n);
-  int64_t m = 1;
-  for (size_t i = 0; i + 1 < out_shape.size(); ++i) m *= out_shape[i];
+DType check_out_dtype(const char* op, std::optional<ST> out_dtype, DType dflt, const std::vector<DType>& outs,
+                      const std::string& inputs_name) {
+  if (!out_dtype) return dflt;
+  auto od = to_dtype(*out_dtype);
+  for (DType d : outs)
+    if (od && *od == d) return d;
+  std::vector<std::string> names{"None"};
+  for (DType d : outs) names.push_back(dtype_name(to_scalar_type(d)));
+  fail(op, "expected out_dtype " + names_list(names, " or ") + " for " + inputs_name + " inputs, got " +
+               dtype_name(*out_dtype));
+}
+
+Activation check_epilogue(const char* op, const Tensor& a, int64_t n, const std::vector<int64_t>& out_shape, DType out,
+                          const std::optional<Tensor>& bias, const std::optional<Tensor>& residual,
+                          const std::string& activation) {
   const ST out_st = to_scalar_type(out);
-
   if (bias) {
     if (bias->dim() != 1 || bias->size(0) != n)
       fail(op, "expected bias of shape [N] = [" + std::to_string(n) + "], got " + shape_str(*bias));
     if (bias->scalar_type() != out_st && bias->scalar_type() != ST::Float)
       fail(op, "expected bias of dtype " + dtype_name(out_st) + " or float32, got " + dtype_name(bias->scalar_type()));
-    if (!same_device(a, *bias))
-      fail(op, "expected bias on " + device_str(a) + " (the device of a), got " + device_str(*bias));
+    check_device(op, "bias", *bias, a);
   }
   if (residual) {
     bool same = residual->dim() == int64_t(out_shape.size());
     for (int64_t i = 0; same && i < residual->dim(); ++i) same = residual->size(i) == out_shape[i];
-    if (!same) {
-      std::string want = "[";
-      for (size_t i = 0; i < out_shape.size(); ++i) want += (i ? ", " : "") + std::to_string(out_shape[i]);
-      fail(op, "expected residual of shape " + want + "] (the output's), got " + shape_str(*residual));
-    }
+    if (!same)
+      fail(op, "expected residual of shape " + shape_str(out_shape) + " (the output's), got " + shape_str(*residual));
     if (residual->scalar_type() != out_st)
       fail(op, "expected residual of dtype " + dtype_name(out_st) + " (the output's), got " +
                    dtype_name(residual->scalar_type()));
-    if (!same_device(a, *residual))
-      fail(op, "expected residual on " + device_str(a) + " (the device of a), got " + device_str(*residual));
+    check_device(op, "residual", *residual, a);
   }
-  int act = -1;
   for (int i = 0; i < kNumActivations; ++i)
-    if (activation == kActivationNames[i]) act = i;
-  if (act < 0) {
-    std::vector<std::string> names;
-    for (int i = 0; i < kNumActivations; ++i) names.push_back(std::string("'") + kActivationNames[i] + "'");
-    fail(op, "expected activation one of " + names_list(names, ", ") + ", got '" + activation + "'");
-  }
-  if (!config.empty()) {
-    int id = find_kernel(config);
-    const Family want{0, *in, *in, out, ScaleMode::kNone, Accum::kF32};
-    auto fits = [&](const KernelInfo& ki) {
-      return ki.a == want.a && ki.b == want.b && ki.out == want.out && ki.scale == want.scale && ki.accum == want.accum;
-    };
-    if (id < 0 || !fits(kKernels[id])) {
-      std::vector<std::string> names;
-      for (int i = 0; i < kNumKernels; ++i)
-        if (fits(kKernels[i])) names.push_back(kKernels[i].name);
-      fail(op, std::string(id < 0 ? "unknown config '" : "config '") + config +
-                   (id < 0 ? "'" : "' does not serve these inputs") + "; configs for " + dtype_name(a.scalar_type()) +
-                   " -> " + dtype_name(out_st) + ": " + names_list(names, ", "));
-    }
-  }
-  return {m, n, k, *in, out, Activation(act), out_shape};
+    if (activation == kActivationNames[i]) return Activation(i);
+  std::vector<std::string> names;
+  for (int i = 0; i < kNumActivations; ++i) names.push_back(std::string("'") + kActivationNames[i] + "'");
+  fail(op, "expected activation one of " + names_list(names, ", ") + ", got '" + activation + "'");
 }
 
-Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor> residual, std::string activation,
-            double alpha, double beta, std::optional<ST> out_dtype, std::string config) {
-  GemmCheck c = check_gemm(a, b, bias, residual, activation, out_dtype, config);
+// `config` must name a kernel of the family (arch aside: checked at launch).
+void check_config(const char* op, const std::string& config, const Family& f, const std::string& what) {
+  if (config.empty()) return;
+  auto fits = [&](const KernelInfo& ki) {
+    return ki.a == f.a && ki.b == f.b && ki.out == f.out && ki.scale == f.scale && ki.accum == f.accum;
+  };
+  const int id = find_kernel(config);
+  if (id >= 0 && fits(kKernels[id])) return;
+  std::vector<std::string> names;
+  for (int i = 0; i < kNumKernels; ++i)
+    if (fits(kKernels[i])) names.push_back(kKernels[i].name);
+  fail(op, (id < 0 ? "unknown config '" + config + "'" : "config '" + config + "' does not serve these inputs") +
+               "; configs for " + what + ": " + names_list(names, ", "));
+}
+
+std::vector<int64_t> output_shape(const Tensor& a, int64_t n) {
+  std::vector<int64_t> s;
+  for (int64_t i = 0; i + 1 < a.dim(); ++i) s.push_back(a.size(i));
+  s.push_back(n);
+  return s;
+}
+
+int64_t rows_of(const std::vector<int64_t>& out_shape) {
+  int64_t m = 1;
+  for (size_t i = 0; i + 1 < out_shape.size(); ++i) m *= out_shape[i];
+  return m;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shared launch path of every op: the shape fallback around one kernel call.
+// Fast path: K a multiple of `k_align` (16 bytes of A/B) and N of 16 bytes of output, with
+// aligned row-major views used in place. Otherwise K is zero-padded (K = 0 becomes a zero
+// product) and/or the output goes through a [M, round_up(N)] scratch, copied out after.
+
+struct Problem {
+  int64_t m, n, k;
+  DType out;
+  Activation act;
+  std::vector<int64_t> out_shape;
+};
+
+Tensor run_problem(const char* op, int id, const Problem& c, const Tensor& a, const Tensor& b,
+                   const std::optional<Tensor>& bias, const std::optional<Tensor>& residual, int64_t k_align,
+                   GemmParams p) {
   const ST out_st = to_scalar_type(c.out);
   Tensor out = torch::stable::new_empty(a, c.out_shape, out_st);
-  if (c.m == 0 || c.n == 0) return out;
-  if (!a.is_cuda()) fail(kGemm, "expected CUDA tensors, got a on " + device_str(a));
-  torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
-
-  const int arch = arch_of(a, kGemm);
-  const Family fam{arch, c.in, c.in, c.out, ScaleMode::kNone, Accum::kF32};
-  const int id = choose_kernel(kGemm, config, fam, c.m, c.n, c.k);
-
-  // Fast path: K % 8 (16-bit A/B rows) and N % (16 bytes of output) with aligned views.
-  // Otherwise pad K with zeros (K = 0 becomes a zero product) and/or N into scratch.
   const int64_t out_align = c.out == DType::kF32 ? 4 : 8;
-  const int64_t kp = round_up(c.k > 0 ? c.k : 1, 8);
+  const int64_t kp = round_up(c.k > 0 ? c.k : 1, k_align);
   const int64_t np = round_up(c.n, out_align);
-  Operand2D A = as_tma_operand(flatten_rows(a, c.m, c.k), kp, 8);
-  Operand2D B = as_tma_operand(b, kp, 8);
+  Operand2D A = as_tma_operand(flatten_rows(a, c.m, c.k), kp, k_align);
+  Operand2D B = as_tma_operand(b, kp, k_align);
   std::optional<Operand2D> R;
   if (residual) R = as_tma_operand(flatten_rows(*residual, c.m, c.n), np, out_align);
   std::optional<Tensor> bias_v;
@@ -333,7 +353,6 @@ Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor
   Tensor out2d = torch::stable::reshape(out, {c.m, c.n});
   Tensor d = np == c.n ? out2d : torch::stable::new_empty(a, {c.m, np}, out_st);
 
-  GemmParams p;
   p.a = A.t.data_ptr();
   p.lda = A.ld;
   p.b = B.t.data_ptr();
@@ -351,12 +370,163 @@ Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor
   p.m = c.m;
   p.n = c.n;
   p.k = kp;
-  p.alpha = float(alpha);
-  p.beta = float(beta);
   p.act = c.act;
-  launch(kGemm, id, p, a);
+  launch(op, id, p, a);
   if (np != c.n) torch::stable::copy_(out2d, torch::stable::narrow(d, 1, 0, c.n));
   return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// gemm: D = act(alpha * (a @ b^T) + bias) + beta * residual
+
+Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor> residual, std::string activation,
+            double alpha, double beta, std::optional<ST> out_dtype, std::string config) {
+  const char* op = kGemm;
+  check_a_b(op, a, b, {ST::BFloat16, ST::Half}, "bfloat16 or float16", /*same_dtype=*/true);
+  check_device(op, "b", b, a);
+  const DType in = *to_dtype(a.scalar_type());
+  const DType out = check_out_dtype(op, out_dtype, in, out_dtypes_for(in, ScaleMode::kNone), dtype_name(a.scalar_type()));
+  Problem c{0, b.size(0), a.size(a.dim() - 1), out, Activation::kNone, output_shape(a, b.size(0))};
+  c.m = rows_of(c.out_shape);
+  c.act = check_epilogue(op, a, c.n, c.out_shape, out, bias, residual, activation);
+  Family fam{0, in, in, out, ScaleMode::kNone, Accum::kF32};
+  check_config(op, config, fam, dtype_name(a.scalar_type()) + " -> " + dtype_name(to_scalar_type(out)));
+
+  if (c.m == 0 || c.n == 0) return torch::stable::new_empty(a, c.out_shape, to_scalar_type(out));
+  if (!a.is_cuda()) fail(op, "expected CUDA tensors, got a on " + device_str(a));
+  torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
+  fam.arch = arch_of(a, op);
+  const int id = choose_kernel(op, config, fam, c.m, c.n, c.k);
+  GemmParams p;
+  p.alpha = float(alpha);
+  p.beta = float(beta);
+  return run_problem(op, id, c, a, b, bias, residual, /*k_align=*/8, p);
+}
+
+// ---------------------------------------------------------------------------------------------
+// scaled_mm: D = act((a @ b^T) * scale_a * scale_b + bias) + beta * residual   (FP8 a, b)
+
+enum class ScaleKind { kNone, kTensor, kVector, kBlock };
+
+// scale_a: [1] per-tensor, [M] / [M, 1] per-row, [M, ceil(K/128)] blockwise 1x128.
+ScaleKind classify_scale(const Tensor& s, int64_t rows, int64_t blocks_rows, int64_t kb) {
+  if (s.numel() == 1) return ScaleKind::kTensor;
+  if (shape_is(s, {rows}) || shape_is(s, {rows, 1})) return ScaleKind::kVector;
+  if (shape_is(s, {blocks_rows, kb})) return ScaleKind::kBlock;
+  return ScaleKind::kNone;
+}
+
+// The kernel reads blockwise scales "MN-major": [kb, ld] with ld % 4 == 0 for TMA (a), [kb, nb] (b).
+// Copies when the caller's [rows, kb] tensor is not laid out that way (or, for K = 0, makes ones).
+Tensor mn_major_scales(const Tensor& s, int64_t rows, int64_t kb, int64_t ld_align) {
+  const int64_t ld = round_up(rows, ld_align);
+  if (s.dim() == 2 && s.size(0) == rows && s.size(1) == kb && kb > 0 && s.stride(0) == 1 && s.stride(1) == ld &&
+      reinterpret_cast<uintptr_t>(s.data_ptr()) % 16 == 0)
+    return s;
+  Tensor dst = torch::stable::new_empty(s, {std::max<int64_t>(kb, 1), ld}, ST::Float);  // [kb, ld]
+  if (kb == 0) {
+    torch::stable::fill_(dst, 1.0);  // K = 0: any scale multiplies a zero product
+    return dst;
+  }
+  Tensor view = torch::stable::narrow(dst, 1, 0, rows);                      // [kb, rows]
+  Tensor src = s.dim() == 2 ? torch::stable::transpose(s, 0, 1) : torch::stable::reshape(s, {1, rows});
+  torch::stable::copy_(view, src);
+  return dst;
+}
+
+Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::optional<Tensor> bias,
+                 std::optional<Tensor> residual, std::string activation, double beta, std::optional<ST> out_dtype,
+                 std::string accumulate, std::string config) {
+  const char* op = kScaledMm;
+  check_a_b(op, a, b, {ST::Float8_e4m3fn, ST::Float8_e5m2}, "float8_e4m3fn or float8_e5m2", /*same_dtype=*/false);
+  const DType da = *to_dtype(a.scalar_type()), db = *to_dtype(b.scalar_type());
+  std::vector<std::pair<DType, DType>> pairs;  // FP8 pairs some kernel serves, in table order
+  for (int i = 0; i < kNumKernels; ++i) {
+    auto pr = std::make_pair(kKernels[i].a, kKernels[i].b);
+    if (kKernels[i].scale != ScaleMode::kNone && std::find(pairs.begin(), pairs.end(), pr) == pairs.end())
+      pairs.push_back(pr);
+  }
+  const std::string pair_name = dtype_name(a.scalar_type()) + " x " + dtype_name(b.scalar_type());
+  if (std::find(pairs.begin(), pairs.end(), std::make_pair(da, db)) == pairs.end()) {
+    std::vector<std::string> names;
+    for (auto& pr : pairs) names.push_back(dtype_name(to_scalar_type(pr.first)) + " x " + dtype_name(to_scalar_type(pr.second)));
+    fail(op, "expected a x b of " + names_list(names, " or ") + ", got " + pair_name);
+  }
+  check_device(op, "b", b, a);
+  for (auto [name, s] : {std::make_pair("scale_a", &scale_a), std::make_pair("scale_b", &scale_b)}) {
+    if (s->scalar_type() != ST::Float)
+      fail(op, std::string("expected ") + name + " of dtype float32, got " + dtype_name(s->scalar_type()));
+    check_device(op, name, *s, a);
+  }
+  const int64_t k = a.size(a.dim() - 1), n = b.size(0);
+  std::vector<int64_t> out_shape = output_shape(a, n);
+  const int64_t m = rows_of(out_shape);
+  const int64_t kb = (k + 127) / 128, nb = (n + 127) / 128;
+  const ScaleKind ka = classify_scale(scale_a, m, m, kb);
+  if (ka == ScaleKind::kNone)
+    fail(op, "expected scale_a of shape [1] (per-tensor), [M, 1] = [" + std::to_string(m) +
+                 ", 1] (per-row) or [M, ceil(K/128)] = [" + std::to_string(m) + ", " + std::to_string(kb) +
+                 "] (blockwise 1x128), got " + shape_str(scale_a));
+  const ScaleKind kbk = classify_scale(scale_b, n, nb, kb);
+  if (kbk == ScaleKind::kNone)
+    fail(op, "expected scale_b of shape [1] (per-tensor), [N, 1] = [" + std::to_string(n) +
+                 ", 1] (per-column) or [ceil(N/128), ceil(K/128)] = [" + std::to_string(nb) + ", " +
+                 std::to_string(kb) + "] (blockwise 128x128), got " + shape_str(scale_b));
+  const bool blockwise = ka == ScaleKind::kBlock || kbk == ScaleKind::kBlock;
+  if (blockwise) {
+    if (!shape_is(scale_a, {m, kb}) && !(m * kb == 1 && scale_a.numel() == 1))
+      fail(op, "expected scale_a of shape [M, ceil(K/128)] = [" + std::to_string(m) + ", " + std::to_string(kb) +
+                   "] (blockwise 1x128) to go with a blockwise scale_b, got " + shape_str(scale_a));
+    if (!shape_is(scale_b, {nb, kb}) && !(nb * kb == 1 && scale_b.numel() == 1))
+      fail(op, "expected scale_b of shape [ceil(N/128), ceil(K/128)] = [" + std::to_string(nb) + ", " +
+                   std::to_string(kb) + "] (blockwise 128x128) to go with a blockwise scale_a, got " + shape_str(scale_b));
+    if (da != DType::kE4m3 || db != DType::kE4m3)
+      fail(op, "expected a x b of float8_e4m3fn x float8_e4m3fn for blockwise scales, got " + pair_name);
+  }
+  const ScaleMode mode = blockwise ? ScaleMode::kBlockwise : ScaleMode::kTensorRowCol;
+  std::vector<DType> outs;  // output dtypes of the (pair, mode) family, in DTYPES order
+  for (int d = 0; d < 8; ++d)
+    for (int i = 0; i < kNumKernels; ++i)
+      if (kKernels[i].a == da && kKernels[i].b == db && kKernels[i].scale == mode && int(kKernels[i].out) == d &&
+          std::find(outs.begin(), outs.end(), DType(d)) == outs.end())
+        outs.push_back(DType(d));
+  const DType out = check_out_dtype(op, out_dtype, DType::kBf16, outs, pair_name);
+  Problem c{m, n, k, out, Activation::kNone, out_shape};
+  c.act = check_epilogue(op, a, n, out_shape, out, bias, residual, activation);
+  if (accumulate != "accurate" && accumulate != "fast")
+    fail(op, "expected accumulate 'accurate' or 'fast', got '" + accumulate + "'");
+  // Blockwise always accumulates each 128-wide K block into FP32 (the accurate mode).
+  const Accum accum = (blockwise || accumulate == "accurate") ? Accum::kPromoted : Accum::kFast;
+  Family fam{0, da, db, out, mode, accum};
+  check_config(op, config, fam,
+               pair_name + " -> " + dtype_name(to_scalar_type(out)) + " (" + (blockwise ? "blockwise" : "tensor_row_col") +
+                   ", " + (accum == Accum::kFast ? "fast" : "promoted") + ")");
+
+  if (m == 0 || n == 0) return torch::stable::new_empty(a, out_shape, to_scalar_type(out));
+  if (!a.is_cuda()) fail(op, "expected CUDA tensors, got a on " + device_str(a));
+  torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
+  fam.arch = arch_of(a, op);
+  const int id = choose_kernel(op, config, fam, m, n, k);
+
+  GemmParams p;
+  p.beta = float(beta);
+  Tensor sa, sb;
+  if (blockwise) {
+    sa = mn_major_scales(scale_a, m, kb, /*ld_align=*/4);
+    sb = mn_major_scales(scale_b, nb, kb, /*ld_align=*/1);
+  } else {
+    // Per-tensor scales broadcast element 0; vectors need 16-byte aligned [M] / [round_up(N)].
+    sa = ka == ScaleKind::kTensor ? torch::stable::reshape(scale_a, {1}) : as_aligned_vector(torch::stable::reshape(scale_a, {m}), m);
+    sb = kbk == ScaleKind::kTensor ? torch::stable::reshape(scale_b, {1})
+                                   : as_aligned_vector(torch::stable::reshape(scale_b, {n}), round_up(n, 4));
+    if (ka == ScaleKind::kTensor && !tma_free_aligned(sa)) sa = as_aligned_vector(sa, 1);
+    if (kbk == ScaleKind::kTensor && !tma_free_aligned(sb)) sb = as_aligned_vector(sb, 1);
+  }
+  p.scale_a = static_cast<const float*>(sa.data_ptr());
+  p.scale_b = static_cast<const float*>(sb.data_ptr());
+  p.scale_a_numel = ka == ScaleKind::kTensor && !blockwise ? 1 : sa.numel();
+  p.scale_b_numel = kbk == ScaleKind::kTensor && !blockwise ? 1 : sb.numel();
+  return run_problem(op, id, c, a, b, bias, residual, /*k_align=*/16, p);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -424,6 +594,10 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def(
       "gemm(Tensor a, Tensor b, *, Tensor? bias=None, Tensor? residual=None, str activation=\"none\", "
       "float alpha=1.0, float beta=1.0, ScalarType? out_dtype=None, str config=\"\") -> Tensor");
+  m.def(
+      "scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, *, Tensor? bias=None, Tensor? residual=None, "
+      "str activation=\"none\", float beta=1.0, ScalarType? out_dtype=None, str accumulate=\"accurate\", "
+      "str config=\"\") -> Tensor");
   m.def("_set_selection_table(Tensor rules) -> ()");
   m.def("_compiled_kernels() -> Tensor");
   m.def("_kernel_table_hash() -> int");
@@ -431,7 +605,10 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
 }
 
-STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CUDA, m) { m.impl("gemm", TORCH_BOX(&cutlass_gemm::gemm)); }
+STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CUDA, m) {
+  m.impl("gemm", TORCH_BOX(&cutlass_gemm::gemm));
+  m.impl("scaled_mm", TORCH_BOX(&cutlass_gemm::scaled_mm));
+}
 
 STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CompositeExplicitAutograd, m) {
   m.impl("_set_selection_table", TORCH_BOX(&cutlass_gemm::set_selection_table));

@@ -6,11 +6,12 @@
 """
 
 from . import kernel_table
-from ._ops import gemm
+from ._ops import gemm, scaled_mm
+from .quantize import quantize_fp8
 from . import configs
-from ._reference import gemm_reference
+from ._reference import gemm_reference, scaled_mm_reference
 
 configs._init()
 
-__all__ = ["gemm", "gemm_reference", "configs", "kernel_table"]
+__all__ = ["gemm", "scaled_mm", "quantize_fp8", "gemm_reference", "scaled_mm_reference", "configs", "kernel_table"]
 __version__ = "0.1.0"

@@ -9,8 +9,8 @@ from typing import Optional
 import torch
 
 from . import kernel_table as kt
-from ._reference import gemm_cpu
-from ._validate import check_gemm
+from ._reference import gemm_cpu, scaled_mm_cpu
+from ._validate import check_gemm, check_scaled_mm
 
 try:
     from . import _C  # noqa: F401  (registers torch.ops.cutlass_gemm.* from static initializers)
@@ -70,6 +70,16 @@ def _gemm_fake(a, b, *, bias=None, residual=None, activation="none", alpha=1.0, 
 torch.library.register_kernel("cutlass_gemm::gemm", "cpu", gemm_cpu)
 
 
+@torch.library.register_fake("cutlass_gemm::scaled_mm")
+def _scaled_mm_fake(a, b, scale_a, scale_b, *, bias=None, residual=None, activation="none", beta=1.0, out_dtype=None,
+                    accumulate="accurate", config=""):
+    shape, dtype, _ = check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtype, accumulate, config)
+    return a.new_empty(shape, dtype=dtype)
+
+
+torch.library.register_kernel("cutlass_gemm::scaled_mm", "cpu", scaled_mm_cpu)
+
+
 def gemm(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -93,4 +103,32 @@ def gemm(
     return torch.ops.cutlass_gemm.gemm.default(
         a, b, bias=bias, residual=residual, activation=activation, alpha=float(alpha), beta=float(beta),
         out_dtype=out_dtype, config=config or "",
+    )
+
+
+def scaled_mm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    scale_a: torch.Tensor,
+    scale_b: torch.Tensor,
+    *,
+    bias: Optional[torch.Tensor] = None,
+    residual: Optional[torch.Tensor] = None,
+    activation: str = "none",
+    beta: float = 1.0,
+    out_dtype: Optional[torch.dtype] = torch.bfloat16,
+    accumulate: str = "accurate",
+    config: Optional[str] = None,
+) -> torch.Tensor:
+    """D = act((a @ b.T) * scale_a * scale_b + bias) + beta * residual, FP8 inputs, fused.
+
+    a: [..., K] float8_e4m3fn (or e5m2 with an e4m3 b); b: [N, K] float8. Scales are float32
+    and their shapes choose the granularity: scale_a [1] per-tensor, [M, 1] per-row (token),
+    [M, ceil(K/128)] blockwise 1x128; scale_b [1] per-tensor, [N, 1] per-column (channel),
+    [ceil(N/128), ceil(K/128)] blockwise 128x128 (blockwise goes with blockwise, e4m3 only).
+    accumulate: "accurate" (FP32 promotion, default) or "fast" (FP8 fast accumulation).
+    """
+    return torch.ops.cutlass_gemm.scaled_mm.default(
+        a, b, scale_a, scale_b, bias=bias, residual=residual, activation=activation, beta=float(beta),
+        out_dtype=out_dtype, accumulate=accumulate, config=config or "",
     )

@@ -10,6 +10,7 @@ import torch
 from . import kernel_table as kt
 
 GEMM = "cutlass_gemm.gemm"
+SCALED_MM = "cutlass_gemm.scaled_mm"
 
 _DTYPE_KEYS = {
     torch.bfloat16: "bf16",
@@ -57,44 +58,8 @@ def _list(items: List[str], last_sep: str) -> str:
     return ", ".join(items[:-1]) + last_sep + items[-1]
 
 
-def check_gemm(
-    a: torch.Tensor,
-    b: torch.Tensor,
-    bias: Optional[torch.Tensor],
-    residual: Optional[torch.Tensor],
-    activation: str,
-    out_dtype: Optional[torch.dtype],
-    config: str,
-) -> Tuple[Tuple[int, ...], torch.dtype]:
-    """Returns (output shape, output dtype) or raises RuntimeError naming what was expected."""
-    op = GEMM
-    if a.dim() < 1:
-        fail(op, f"expected a of shape [..., K] (at least 1-D), got {shape_str(a.shape)}")
-    if a.dtype not in (torch.bfloat16, torch.float16):
-        fail(op, f"expected a of dtype bfloat16 or float16, got {dtype_name(a.dtype)}")
-    if b.dim() != 2:
-        fail(op, f"expected b of shape [N, K] (2-D), got {shape_str(b.shape)}")
-    k = a.shape[-1]
-    if b.shape[1] != k:
-        fail(op, f"expected b of shape [N, K] = [*, {k}], got {shape_str(b.shape)}")
-    if b.dtype != a.dtype:
-        fail(op, f"expected b of dtype {dtype_name(a.dtype)} (the dtype of a), got {dtype_name(b.dtype)}")
-    if b.device != a.device:
-        fail(op, f"expected b on {device_str(a)} (the device of a), got {device_str(b)}")
-    in_key = dtype_key(a.dtype)
-    outs = out_dtypes_for(in_key, "none")
-    out = a.dtype
-    if out_dtype is not None:
-        if dtype_key(out_dtype) not in outs:
-            names = ["None"] + [kt.TORCH_DTYPE_NAMES[d] for d in outs]
-            fail(
-                op,
-                f"expected out_dtype {_list(names, ' or ')} for {dtype_name(a.dtype)} inputs, "
-                f"got {dtype_name(out_dtype)}",
-            )
-        out = out_dtype
-    n = b.shape[0]
-    out_shape = tuple(a.shape[:-1]) + (n,)
+def _check_epilogue(op, a, n, out_shape, out, bias, residual, activation) -> None:
+    """bias / residual / activation: shared by every op, same order as the C++ check_epilogue."""
     if bias is not None:
         if bias.dim() != 1 or bias.shape[0] != n:
             fail(op, f"expected bias of shape [N] = [{n}], got {shape_str(bias.shape)}")
@@ -112,10 +77,153 @@ def check_gemm(
     if activation not in kt.ACTIVATIONS:
         names = ", ".join(f"'{x}'" for x in kt.ACTIVATIONS)
         fail(op, f"expected activation one of {names}, got '{activation}'")
-    if config:
-        family = (in_key, in_key, dtype_key(out), "none", "f32")
-        fits = [kk.name for kk in kt.KERNELS if (kk.a, kk.b, kk.out, kk.scale, kk.accum) == family]
-        if config not in fits:
-            what = f"unknown config '{config}'" if config not in kt.KERNEL_IDS else f"config '{config}' does not serve these inputs"
-            fail(op, f"{what}; configs for {dtype_name(a.dtype)} -> {dtype_name(out)}: {', '.join(fits)}")
+
+
+def _check_config(op, config, family, what) -> None:
+    """`config` must name a kernel of the problem's family (a, b, out, scale, accum)."""
+    if not config:
+        return
+    fits = [kk.name for kk in kt.KERNELS if (kk.a, kk.b, kk.out, kk.scale, kk.accum) == family]
+    if config not in fits:
+        head = f"unknown config '{config}'" if config not in kt.KERNEL_IDS else f"config '{config}' does not serve these inputs"
+        fail(op, f"{head}; configs for {what}: {', '.join(fits)}")
+
+
+def _check_out_dtype(op, out_dtype, default, outs, inputs_name):
+    if out_dtype is None:
+        return default
+    if dtype_key(out_dtype) not in outs:
+        names = ["None"] + [kt.TORCH_DTYPE_NAMES[d] for d in outs]
+        fail(op, f"expected out_dtype {_list(names, ' or ')} for {inputs_name} inputs, got {dtype_name(out_dtype)}")
+    return out_dtype
+
+
+def _check_a_b(op, a, b, dtypes: Tuple[torch.dtype, ...], dtypes_text: str, same_dtype: bool) -> None:
+    if a.dim() < 1:
+        fail(op, f"expected a of shape [..., K] (at least 1-D), got {shape_str(a.shape)}")
+    if a.dtype not in dtypes:
+        fail(op, f"expected a of dtype {dtypes_text}, got {dtype_name(a.dtype)}")
+    if b.dim() != 2:
+        fail(op, f"expected b of shape [N, K] (2-D), got {shape_str(b.shape)}")
+    k = a.shape[-1]
+    if b.shape[1] != k:
+        fail(op, f"expected b of shape [N, K] = [*, {k}], got {shape_str(b.shape)}")
+    if same_dtype and b.dtype != a.dtype:
+        fail(op, f"expected b of dtype {dtype_name(a.dtype)} (the dtype of a), got {dtype_name(b.dtype)}")
+    if not same_dtype and b.dtype not in dtypes:
+        fail(op, f"expected b of dtype {dtypes_text}, got {dtype_name(b.dtype)}")
+
+
+def _check_device(op, name, t, a) -> None:
+    if t.device != a.device:
+        fail(op, f"expected {name} on {device_str(a)} (the device of a), got {device_str(t)}")
+
+
+def check_gemm(
+    a: torch.Tensor,
+    b: torch.Tensor,
+    bias: Optional[torch.Tensor],
+    residual: Optional[torch.Tensor],
+    activation: str,
+    out_dtype: Optional[torch.dtype],
+    config: str,
+) -> Tuple[Tuple[int, ...], torch.dtype]:
+    """Returns (output shape, output dtype) or raises RuntimeError naming what was expected."""
+    op = GEMM
+    _check_a_b(op, a, b, (torch.bfloat16, torch.float16), "bfloat16 or float16", same_dtype=True)
+    _check_device(op, "b", b, a)
+    in_key = dtype_key(a.dtype)
+    out = _check_out_dtype(op, out_dtype, a.dtype, out_dtypes_for(in_key, "none"), dtype_name(a.dtype))
+    out_shape = tuple(a.shape[:-1]) + (b.shape[0],)
+    _check_epilogue(op, a, b.shape[0], out_shape, out, bias, residual, activation)
+    _check_config(op, config, (in_key, in_key, dtype_key(out), "none", "f32"),
+                  f"{dtype_name(a.dtype)} -> {dtype_name(out)}")
     return out_shape, out
+
+
+FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
+ACCUMULATE = {"accurate": "promoted", "fast": "fast"}
+
+
+def fp8_pairs() -> List[Tuple[str, str]]:
+    """(a, b) FP8 dtype pairs some kernel serves, in table order."""
+    pairs: List[Tuple[str, str]] = []
+    for kk in kt.KERNELS:
+        if kk.scale != "none" and (kk.a, kk.b) not in pairs:
+            pairs.append((kk.a, kk.b))
+    return pairs
+
+
+def classify_scale_a(s: torch.Tensor, m: int, kb: int) -> Optional[str]:
+    """"tensor" (one value), "row" ([M] or [M, 1]) or "block" ([M, ceil(K/128)]); None: no fit."""
+    shape = tuple(s.shape)
+    if s.numel() == 1:
+        return "tensor"
+    if shape in ((m,), (m, 1)):
+        return "row"
+    if shape == (m, kb):
+        return "block"
+    return None
+
+
+def classify_scale_b(s: torch.Tensor, n: int, nb: int, kb: int) -> Optional[str]:
+    """"tensor", "col" ([N] or [N, 1]) or "block" ([ceil(N/128), ceil(K/128)]); None: no fit."""
+    shape = tuple(s.shape)
+    if s.numel() == 1:
+        return "tensor"
+    if shape in ((n,), (n, 1)):
+        return "col"
+    if shape == (nb, kb):
+        return "block"
+    return None
+
+
+def check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtype, accumulate, config):
+    """Returns (output shape, output dtype, scale mode) or raises naming what was expected.
+    The scale mode follows the scales' shapes: "tensor_row_col" or "blockwise"."""
+    op = SCALED_MM
+    _check_a_b(op, a, b, FP8, "float8_e4m3fn or float8_e5m2", same_dtype=False)
+    pair = (dtype_key(a.dtype), dtype_key(b.dtype))
+    pairs = fp8_pairs()
+    if pair not in pairs:
+        names = [f"{kt.TORCH_DTYPE_NAMES[x]} x {kt.TORCH_DTYPE_NAMES[y]}" for x, y in pairs]
+        fail(op, f"expected a x b of {_list(names, ' or ')}, got {dtype_name(a.dtype)} x {dtype_name(b.dtype)}")
+    _check_device(op, "b", b, a)
+    for name, s in (("scale_a", scale_a), ("scale_b", scale_b)):
+        if s.dtype != torch.float32:
+            fail(op, f"expected {name} of dtype float32, got {dtype_name(s.dtype)}")
+        _check_device(op, name, s, a)
+    k, n = a.shape[-1], b.shape[0]
+    m = 1
+    for d in a.shape[:-1]:
+        m *= d
+    kb, nb = -(-k // 128), -(-n // 128)
+    ka = classify_scale_a(scale_a, m, kb)
+    if ka is None:
+        fail(op, f"expected scale_a of shape [1] (per-tensor), [M, 1] = [{m}, 1] (per-row) or "
+                 f"[M, ceil(K/128)] = [{m}, {kb}] (blockwise 1x128), got {shape_str(scale_a.shape)}")
+    kb_ = classify_scale_b(scale_b, n, nb, kb)
+    if kb_ is None:
+        fail(op, f"expected scale_b of shape [1] (per-tensor), [N, 1] = [{n}, 1] (per-column) or "
+                 f"[ceil(N/128), ceil(K/128)] = [{nb}, {kb}] (blockwise 128x128), got {shape_str(scale_b.shape)}")
+    mode = "blockwise" if "block" in (ka, kb_) else "tensor_row_col"
+    if mode == "blockwise":
+        if tuple(scale_a.shape) != (m, kb) and not (m * kb == 1 and scale_a.numel() == 1):
+            fail(op, f"expected scale_a of shape [M, ceil(K/128)] = [{m}, {kb}] (blockwise 1x128) to go with a "
+                     f"blockwise scale_b, got {shape_str(scale_a.shape)}")
+        if tuple(scale_b.shape) != (nb, kb) and not (nb * kb == 1 and scale_b.numel() == 1):
+            fail(op, f"expected scale_b of shape [ceil(N/128), ceil(K/128)] = [{nb}, {kb}] (blockwise 128x128) to go "
+                     f"with a blockwise scale_a, got {shape_str(scale_b.shape)}")
+        if pair != ("e4m3", "e4m3"):
+            fail(op, f"expected a x b of float8_e4m3fn x float8_e4m3fn for blockwise scales, got "
+                     f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)}")
+    outs = sorted({kk.out for kk in kt.KERNELS if (kk.a, kk.b, kk.scale) == (*pair, mode)}, key=kt.DTYPES.index)
+    out = _check_out_dtype(op, out_dtype, torch.bfloat16, outs, f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)}")
+    out_shape = tuple(a.shape[:-1]) + (n,)
+    _check_epilogue(op, a, n, out_shape, out, bias, residual, activation)
+    if accumulate not in ACCUMULATE:
+        fail(op, f"expected accumulate 'accurate' or 'fast', got '{accumulate}'")
+    accum = "promoted" if mode == "blockwise" else ACCUMULATE[accumulate]
+    _check_config(op, config, (*pair, dtype_key(out), mode, accum),
+                  f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)} -> {dtype_name(out)} ({mode}, {accum})")
+    return out_shape, out, mode

@@ -64,7 +64,21 @@ def _sm90_16bit_defaults(d: str) -> List[Rule]:
     ]
 
 
-DEFAULT_RULES: Tuple[Rule, ...] = tuple(_sm90_16bit_defaults("bf16") + _sm90_16bit_defaults("f16"))
+def _sm90_fp8_defaults() -> List[Rule]:
+    # NOTES: FP8 mirrors the 16-bit ladder until the tuning issue measures it: 64-row ping-pong
+    # for M <= 128; accurate (promoted) mode keeps to tiles that do not spill.
+    return [
+        Rule("sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong", m=(1, 128)),
+        Rule("sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong", m=(129, 1024)),
+        Rule("sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", m=(1025, INF)),
+        Rule("sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong", m=(1, 128)),
+        Rule("sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", m=(129, INF)),
+        Rule("sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong", m=(1, 128)),
+        Rule("sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop", m=(129, INF)),
+    ]
+
+
+DEFAULT_RULES: Tuple[Rule, ...] = tuple(_sm90_16bit_defaults("bf16") + _sm90_16bit_defaults("f16") + _sm90_fp8_defaults())
 
 _lock = threading.Lock()
 _user_rules: List[Rule] = []
@@ -162,15 +176,25 @@ class Decision:
 
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
-            arch: Optional[int] = None) -> Decision:
-    """The kernel the op picks for an (M, N, K) gemm, and why, from the same table as C++."""
+            arch: Optional[int] = None, b_dtype: Optional[torch.dtype] = None, scale: str = "none",
+            accumulate: str = "accurate") -> Decision:
+    """The kernel the op picks for an (M, N, K) problem, and why, from the same table as C++.
+
+    16-bit gemm: explain(m, n, k, torch.bfloat16). FP8 scaled_mm: explain(m, n, k,
+    torch.float8_e4m3fn, scale="tensor_row_col" | "blockwise", accumulate="accurate" | "fast").
+    """
     from ._validate import dtype_key
 
     if arch is None:
         arch = current_arch() or 90
     a = dtype_key(dtype)
-    out = dtype_key(out_dtype) if out_dtype is not None else a
-    family = (arch, a, a, out, "none", "f32")
+    b = dtype_key(b_dtype) if b_dtype is not None else a
+    fp8 = a in ("e4m3", "e5m2")
+    out = dtype_key(out_dtype) if out_dtype is not None else ("bf16" if fp8 else a)
+    if fp8 and scale == "none":
+        scale = "tensor_row_col"
+    accum = "f32" if not fp8 else ("promoted" if scale == "blockwise" or accumulate == "accurate" else "fast")
+    family = (arch, a, b, out, scale, accum)
     mask = _compiled_mask()
     with _lock:
         tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
@@ -180,7 +204,7 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     for kk, on in zip(kt.KERNELS, mask):
         if on and kk.family == family:
             return Decision(kk.name, "family fallback")
-    raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for sm_{arch} {dtype} -> {out_dtype or dtype}")
+    raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for family {family}")
 
 
 def current_arch() -> int:

@@ -91,10 +91,10 @@ class Kernel:
 
     @property
     def unit_prefix(self) -> str:
-        """Kernels of one family share compile units (same headers, same epilogue)."""
-        arch, a, b, out, scale, accum = self.family
-        ab = a if a == b else f"{a}x{b}"
-        return f"gemm_{ab}_{out}out_{scale}_{accum}"
+        """Kernels of one (arch, dtypes, scale mode) share compile units: same headers, and the
+        header parse (~30 s, ~3 GB) is most of a unit's cost."""
+        ab = self.a if self.a == self.b else f"{self.a}x{self.b}"
+        return f"gemm_{ab}_{self.scale}"
 
 
 def _default_out(a: str) -> str:
@@ -114,9 +114,38 @@ def _sm90_16bit(dtype: str) -> List[Kernel]:
     ]
 
 
+def _sm90_fp8() -> List[Kernel]:
+    e4 = dict(arch=90, a="e4m3", b="e4m3", out="bf16")
+    scaled = dict(scale="tensor_row_col", **e4)
+    ks = [
+        # Fast accumulation (explicit opt-in): the large-tile ladder of the 16-bit family.
+        Kernel(tile=(128, 256, 128), cluster=(2, 1), schedule="coop", accum="fast", **scaled),
+        Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="pingpong", accum="fast", **scaled),
+        Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", accum="fast", **scaled),
+        # Accurate (promoted, the default): tiles whose per-warpgroup accumulator fits twice in
+        # registers (64x128 per warpgroup), so promotion does not spill.
+        Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
+        Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", **scaled),
+    ]
+    for a, b in (("e4m3", "e5m2"), ("e5m2", "e4m3")):  # gradients: one operand in e5m2
+        mixed = dict(arch=90, a=a, b=b, out="bf16", scale="tensor_row_col")
+        ks += [
+            Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="pingpong", accum="fast", **mixed),
+            Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", accum="promoted", **mixed),
+        ]
+    # DeepSeek blockwise: FP32 accumulation across 128-wide K blocks is inherent ("promoted").
+    block = dict(scale="blockwise", accum="promoted", **e4)
+    ks += [
+        Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", **block),
+        Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", **block),
+    ]
+    return ks
+
+
 KERNELS: Tuple[Kernel, ...] = tuple(
     _sm90_16bit("bf16")
     + _sm90_16bit("f16")
+    + _sm90_fp8()
     + [
         # fp32 output: a documented subset (one general-purpose tile per input dtype).
         Kernel(arch=90, a="bf16", b="bf16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),

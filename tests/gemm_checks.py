@@ -63,11 +63,10 @@ def make_problem(m, n, k, dtype, device, *, bias=None, residual=False, activatio
     return Problem(a, b, bias_t, res_t, activation, alpha, beta, out_dtype)
 
 
-def check_result(out: torch.Tensor, p: Problem, what: str = "") -> Dict[str, float]:
-    """The three measures against float64; returns the figures, asserts the bounds."""
-    ref = gemm_reference(p.a, p.b, p.bias, p.residual, p.activation, p.alpha, p.beta, p.out_dtype,
-                         compute_dtype=torch.float64, cast_output=False)
-    out_dtype = p.out_dtype or p.a.dtype
+def measures(out: torch.Tensor, ref: torch.Tensor, bound: torch.Tensor, out_dtype, fro_tol: float,
+             what: str) -> Dict[str, float]:
+    """The three measures of `out` against the float64 `ref`; asserts the bounds.
+    bound: the elementwise magnitude (|A| @ |B|^T, scaled, + |bias| + |beta residual|)."""
     assert out.dtype == out_dtype, f"{what}: dtype {out.dtype} != {out_dtype}"
     assert tuple(out.shape) == tuple(ref.shape), f"{what}: shape {tuple(out.shape)} != {tuple(ref.shape)}"
     assert out.is_contiguous(), f"{what}: output not contiguous"
@@ -86,21 +85,98 @@ def check_result(out: torch.Tensor, p: Problem, what: str = "") -> Dict[str, flo
     floor_col = 0.1 * ref_norm / max(r2.shape[1], 1) ** 0.5
     row = (err.norm(dim=1) / r2.norm(dim=1).clamp_min(floor_row)).max().item()
     col = (err.norm(dim=0) / r2.norm(dim=0).clamp_min(floor_col)).max().item()
-    # Elementwise bound from |A| @ |B|^T.
-    a64 = p.a.reshape(r2.shape[0], p.a.shape[-1]).to(torch.float64).abs()
-    bound = abs(p.alpha) * (a64 @ p.b.to(torch.float64).abs().t())
-    if p.bias is not None:
-        bound = bound + p.bias.to(torch.float64).abs()
-    if p.residual is not None:
-        bound = bound + abs(p.beta) * p.residual.reshape(-1, ref.shape[-1]).to(torch.float64).abs()
-    excess = (err.abs() - (ATOL + RTOL[out_dtype] * bound)).max().item()
-    figures = {"fro": fro, "row": row, "col": col, "elem": excess}
-    tol = FRO_TOL[out_dtype]
-    assert fro <= tol, f"{what}: relative Frobenius error {fro:.3e} > {tol:.0e}"
-    assert row <= 5 * tol, f"{what}: worst row relative error {row:.3e} > {5 * tol:.0e}"
-    assert col <= 5 * tol, f"{what}: worst column relative error {col:.3e} > {5 * tol:.0e}"
+    excess = (err.abs() - (ATOL + RTOL[out_dtype] * bound.reshape(err.shape))).max().item()
+    assert fro <= fro_tol, f"{what}: relative Frobenius error {fro:.3e} > {fro_tol:.0e}"
+    assert row <= 5 * fro_tol, f"{what}: worst row relative error {row:.3e} > {5 * fro_tol:.0e}"
+    assert col <= 5 * fro_tol, f"{what}: worst column relative error {col:.3e} > {5 * fro_tol:.0e}"
     assert excess <= 0, f"{what}: elementwise bound exceeded by {excess:.3e}"
-    return figures
+    return {"fro": fro, "row": row, "col": col, "elem": excess}
+
+
+def _epilogue_bound(prod_bound, bias, residual, beta, n):
+    if bias is not None:
+        prod_bound = prod_bound + bias.to(torch.float64).abs()
+    if residual is not None:
+        prod_bound = prod_bound + abs(beta) * residual.reshape(-1, n).to(torch.float64).abs()
+    return prod_bound
+
+
+def check_result(out: torch.Tensor, p: Problem, what: str = "") -> Dict[str, float]:
+    """gemm: the three measures against float64."""
+    ref = gemm_reference(p.a, p.b, p.bias, p.residual, p.activation, p.alpha, p.beta, p.out_dtype,
+                         compute_dtype=torch.float64, cast_output=False)
+    out_dtype = p.out_dtype or p.a.dtype
+    n = p.b.shape[0]
+    rows = ref.numel() // n if n else 0
+    a64 = p.a.reshape(rows, p.a.shape[-1]).to(torch.float64).abs()
+    bound = _epilogue_bound(abs(p.alpha) * (a64 @ p.b.to(torch.float64).abs().t()), p.bias, p.residual, p.beta, n)
+    return measures(out, ref, bound, out_dtype, FRO_TOL[out_dtype], what)
+
+
+# -------------------------------------------------------------------------------------------
+# FP8 problems: fresh random data quantized with cutlass_gemm.quantize_fp8; the reference is
+# computed in float64 from the same FP8 values and scales.
+
+FP8_FRO_TOL = 3e-2
+GRANULARITY = {  # scale kind -> (quantize_fp8 granularity for a, for b)
+    "tensor": ("tensor", "tensor"),
+    "row_col": ("row", "row"),
+    "row_tensor": ("row", "tensor"),
+    "tensor_col": ("tensor", "row"),
+    "blockwise": ("1x128", "128x128"),
+}
+
+
+@dataclass
+class ScaledProblem:
+    a: torch.Tensor
+    b: torch.Tensor
+    scale_a: torch.Tensor
+    scale_b: torch.Tensor
+    bias: Optional[torch.Tensor]
+    residual: Optional[torch.Tensor]
+    activation: str
+    beta: float
+    accumulate: str
+
+    def args(self):
+        return (self.a, self.b, self.scale_a, self.scale_b)
+
+    def kwargs(self) -> dict:
+        return dict(bias=self.bias, residual=self.residual, activation=self.activation, beta=self.beta,
+                    accumulate=self.accumulate)
+
+
+def make_scaled_problem(m, n, k, device, *, scales="row_col", a_dtype=torch.float8_e4m3fn,
+                        b_dtype=torch.float8_e4m3fn, bias=None, residual=False, activation="none", beta=1.0,
+                        accumulate="accurate", lead=None) -> ScaledProblem:
+    from cutlass_gemm import quantize_fp8
+
+    ga, gb = GRANULARITY[scales]
+    a_shape = tuple(lead) + (k,) if lead else (m, k)
+    rows = 1
+    for d in a_shape[:-1]:
+        rows *= d
+    x = torch.randn(rows, k, device=device) * 3.0
+    w = torch.randn(n, k, device=device) * (k ** -0.5 if k else 1.0)
+    a8, sa = quantize_fp8(x, ga, a_dtype)
+    b8, sb = quantize_fp8(w, gb, b_dtype)
+    bias_t = {"out": fresh((n,), torch.bfloat16, device), "f32": fresh((n,), torch.float32, device), None: None}[bias]
+    res_t = fresh(a_shape[:-1] + (n,), torch.bfloat16, device) if residual else None
+    return ScaledProblem(a8.reshape(a_shape), b8, sa, sb, bias_t, res_t, activation, beta, accumulate)
+
+
+def check_scaled_result(out: torch.Tensor, p: ScaledProblem, what: str = "") -> Dict[str, float]:
+    """scaled_mm: the three measures against float64 from the same FP8 values and scales."""
+    from cutlass_gemm import scaled_mm_reference
+
+    ref = scaled_mm_reference(*p.args(), **p.kwargs(), compute_dtype=torch.float64, cast_output=False)
+    # |A| sa @ (|B| sb)^T through the same reference (|x| of an FP8 value is exact in FP8).
+    absprod = scaled_mm_reference(p.a.float().abs().to(p.a.dtype), p.b.float().abs().to(p.b.dtype),
+                                  p.scale_a.abs(), p.scale_b.abs(), compute_dtype=torch.float64, cast_output=False)
+    n = p.b.shape[0]
+    bound = _epilogue_bound(absprod.reshape(-1, n), p.bias, p.residual, p.beta, n)
+    return measures(out, ref, bound, torch.bfloat16, FP8_FRO_TOL, what)
 
 
 # -------------------------------------------------------------------------------------------
@@ -175,3 +251,73 @@ def device_mismatch_cases(device: str) -> List[BadCase]:
         ("residual_on_cpu", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(8, 4)}),
          f"cutlass_gemm.gemm: expected residual on {device} (the device of a), got cpu"),
     ]
+
+
+E4, E5 = torch.float8_e4m3fn, torch.float8_e5m2
+
+
+def _f8(*shape, dtype=E4, device="cpu"):
+    return torch.randn(shape, device=device).to(dtype)
+
+
+def _s(*shape, device="cpu", dtype=torch.float32):
+    return (torch.rand(shape, device=device) + 0.5).to(dtype)
+
+
+def _mm(d, a=None, b=None, sa=None, sb=None, **kw):
+    """scaled_mm args: a [8, 256] e4m3, b [4, 256] e4m3, per-tensor scales unless given."""
+    a = _f8(8, 256, device=d) if a is None else a
+    b = _f8(4, 256, device=d) if b is None else b
+    return (a, b, _s(1, device=d) if sa is None else sa, _s(1, device=d) if sb is None else sb), kw
+
+
+_SCALED_CONFIGS = lambda fam: ", ".join(  # noqa: E731
+    k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.b, k.out, k.scale, k.accum) == fam)
+
+BAD_SCALED_MM_INPUTS: List[BadCase] = [
+    ("a_bf16", lambda d: _mm(d, a=_t(8, 256, device=d)),
+     "cutlass_gemm.scaled_mm: expected a of dtype float8_e4m3fn or float8_e5m2, got bfloat16"),
+    ("b_1d", lambda d: _mm(d, b=_f8(256, device=d)),
+     "cutlass_gemm.scaled_mm: expected b of shape [N, K] (2-D), got [256]"),
+    ("k_mismatch", lambda d: _mm(d, b=_f8(4, 128, device=d)),
+     "cutlass_gemm.scaled_mm: expected b of shape [N, K] = [*, 256], got [4, 128]"),
+    ("b_bf16", lambda d: _mm(d, b=_t(4, 256, device=d)),
+     "cutlass_gemm.scaled_mm: expected b of dtype float8_e4m3fn or float8_e5m2, got bfloat16"),
+    ("e5m2_x_e5m2", lambda d: _mm(d, a=_f8(8, 256, dtype=E5, device=d), b=_f8(4, 256, dtype=E5, device=d)),
+     "cutlass_gemm.scaled_mm: expected a x b of float8_e4m3fn x float8_e4m3fn, float8_e4m3fn x float8_e5m2 "
+     "or float8_e5m2 x float8_e4m3fn, got float8_e5m2 x float8_e5m2"),
+    ("scale_a_bf16", lambda d: _mm(d, sa=_s(1, device=d, dtype=torch.bfloat16)),
+     "cutlass_gemm.scaled_mm: expected scale_a of dtype float32, got bfloat16"),
+    ("scale_b_f64", lambda d: _mm(d, sb=_s(1, device=d, dtype=torch.float64)),
+     "cutlass_gemm.scaled_mm: expected scale_b of dtype float32, got float64"),
+    ("scale_a_shape", lambda d: _mm(d, sa=_s(7, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_a of shape [1] (per-tensor), [M, 1] = [8, 1] (per-row) or "
+     "[M, ceil(K/128)] = [8, 2] (blockwise 1x128), got [7]"),
+    ("scale_b_shape", lambda d: _mm(d, sb=_s(1, 4, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_b of shape [1] (per-tensor), [N, 1] = [4, 1] (per-column) or "
+     "[ceil(N/128), ceil(K/128)] = [1, 2] (blockwise 128x128), got [1, 4]"),
+    ("block_a_with_row_b", lambda d: _mm(d, sa=_s(8, 2, device=d), sb=_s(4, 1, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_b of shape [ceil(N/128), ceil(K/128)] = [1, 2] (blockwise 128x128) "
+     "to go with a blockwise scale_a, got [4, 1]"),
+    ("block_b_with_tensor_a", lambda d: _mm(d, sb=_s(1, 2, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_a of shape [M, ceil(K/128)] = [8, 2] (blockwise 1x128) "
+     "to go with a blockwise scale_b, got [1]"),
+    ("block_e5m2", lambda d: _mm(d, b=_f8(4, 256, dtype=E5, device=d), sa=_s(8, 2, device=d), sb=_s(1, 2, device=d)),
+     "cutlass_gemm.scaled_mm: expected a x b of float8_e4m3fn x float8_e4m3fn for blockwise scales, got "
+     "float8_e4m3fn x float8_e5m2"),
+    ("out_dtype_f16", lambda d: _mm(d, out_dtype=torch.float16),
+     "cutlass_gemm.scaled_mm: expected out_dtype None or bfloat16 for float8_e4m3fn x float8_e4m3fn inputs, "
+     "got float16"),
+    ("bias_shape", lambda d: _mm(d, bias=_t(5, device=d)),
+     "cutlass_gemm.scaled_mm: expected bias of shape [N] = [4], got [5]"),
+    ("residual_dtype", lambda d: _mm(d, residual=_t(8, 4, dtype=F16, device=d)),
+     "cutlass_gemm.scaled_mm: expected residual of dtype bfloat16 (the output's), got float16"),
+    ("activation", lambda d: _mm(d, activation="gelu_erf"),
+     "cutlass_gemm.scaled_mm: expected activation one of 'none', 'relu', 'gelu', 'gelu_tanh', 'silu', got 'gelu_erf'"),
+    ("accumulate", lambda d: _mm(d, accumulate="exact"),
+     "cutlass_gemm.scaled_mm: expected accumulate 'accurate' or 'fast', got 'exact'"),
+    ("config_wrong_accum", lambda d: _mm(d, accumulate="fast", config="sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong"),
+     "cutlass_gemm.scaled_mm: config 'sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong' does not serve these "
+     "inputs; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 (tensor_row_col, fast): "
+     + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "fast"))),
+]

@@ -64,8 +64,8 @@ def test_extension_matches_table():
     assert mask.shape == (len(kt.KERNELS),)
 
 
-def test_default_rules_cover_every_16bit_family():
-    families = {k.family for k in kt.KERNELS if k.scale == "none"}
+def test_default_rules_cover_every_family():
+    families = {k.family for k in kt.KERNELS}
     ruled = {r.spec.family for r in configs.DEFAULT_RULES}
     for fam in families:
         # Families with a single kernel need no rule (the family fallback picks it).

@@ -61,20 +61,24 @@ def gen_enums(t) -> str:
 
 
 def kernel_type(k) -> str:
-    if k.arch == 90 and k.scale == "none":
-        m, n, kk = k.tile
-        sched = {"coop": "sm90::Coop", "pingpong": "sm90::Pingpong"}[k.schedule]
-        assert not k.swap_ab and k.scheduler == "persistent", f"{k.name}: not implemented yet"
-        return (
-            f"sm90::Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, "
-            f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}>"
-        )
-    raise NotImplementedError(f"no kernel template for {k.name}")
+    """The C++ type of a kernel (its `::fns` is the KernelFns entry)."""
+    if k.arch != 90:
+        raise NotImplementedError(f"no kernel template for {k.name}")
+    assert not k.swap_ab and k.scheduler == "persistent", f"{k.name}: not implemented yet"
+    m, n, kk = k.tile
+    fast = "true" if k.accum == "fast" else "false"
+    sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>"}[k.schedule]
+    shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
+    if k.scale == "none":
+        return f"sm90::Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
+    if k.scale == "tensor_row_col":
+        return f"sm90::ScaledGemm<DType::{enum_name(k.a)}, DType::{enum_name(k.b)}, DType::{enum_name(k.out)}, {shape}>"
+    return f"sm90::BlockwiseGemm<DType::{enum_name(k.out)}, {shape}>"
 
 
 def kernel_header(k) -> str:
-    if k.arch == 90 and k.scale == "none":
-        return "kernels/sm90_gemm.cuh"
+    if k.arch == 90:
+        return "kernels/sm90_gemm.cuh" if k.scale == "none" else "kernels/sm90_fp8.cuh"
     raise NotImplementedError(k.name)
 
 

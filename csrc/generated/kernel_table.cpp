@@ -12,6 +12,17 @@ extern const KernelFns sm90_f16_t128x256x64_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_f16_t128x128x64_c1x2_pingpong __attribute__((weak));
 extern const KernelFns sm90_f16_t128x128x64_c1x1_coop __attribute__((weak));
 extern const KernelFns sm90_f16_t64x128x64_c1x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
+extern const KernelFns sm90_e5m2xe4m3_scaled_promoted_t128x128x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_bf16_f32out_t128x128x64_c1x1_coop __attribute__((weak));
 extern const KernelFns sm90_f16_f32out_t128x128x64_c1x1_coop __attribute__((weak));
 }  // namespace kernels
@@ -25,10 +36,21 @@ const KernelInfo kKernels[] = {
     {"sm90_f16_t128x128x64_c1x2_pingpong", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t128x128x64_c1x2_pingpong},
     {"sm90_f16_t128x128x64_c1x1_coop", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t128x128x64_c1x1_coop},
     {"sm90_f16_t64x128x64_c1x1_pingpong", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t64x128x64_c1x1_pingpong},
+    {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong},
+    {"sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop},
+    {"sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong},
+    {"sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE4m3, DType::kE5m2, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong},
+    {"sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop", 90, DType::kE4m3, DType::kE5m2, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop},
+    {"sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE5m2, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong},
+    {"sm90_e5m2xe4m3_scaled_promoted_t128x128x128_c1x2_coop", 90, DType::kE5m2, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e5m2xe4m3_scaled_promoted_t128x128x128_c1x2_coop},
+    {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop},
+    {"sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong},
     {"sm90_bf16_f32out_t128x128x64_c1x1_coop", 90, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_f32out_t128x128x64_c1x1_coop},
     {"sm90_f16_f32out_t128x128x64_c1x1_coop", 90, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_f32out_t128x128x64_c1x1_coop},
 };
-const int kNumKernels = 10;
-const uint64_t kKernelTableHash = 10898473756461699904ull;
+const int kNumKernels = 21;
+const uint64_t kKernelTableHash = 637636867450495393ull;
 
 }  // namespace cutlass_gemm

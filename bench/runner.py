@@ -1,0 +1,180 @@
+"""Measuring one case on one shape: fresh inputs, the correctness check, then the same CUDA-graph
+timing for ours and every competitor; plus the ceilings and eager overheads of the same run.
+The timer is a parameter (tests pass a fake one and run on CPU)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, Dict, Iterable, List, Optional, Sequence
+
+import torch
+
+from . import metrics
+from .cases import DTYPES, FP8, OURS, Case
+from .timing import eager_overhead_us, graph_time_ms, rotation_sets, tflops
+
+Timer = Callable[[Callable, Sequence[tuple]], float]  # (fn, arg sets) -> ms per call
+OVERHEAD_SHAPE = (16, 1024, 1024)  # launch-bound: host time dominates
+CEILING_N = 8192
+COPY_BYTES = 2 * 10**9
+
+
+def _short(e: BaseException) -> str:
+    msg = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {msg[0][:200]}" if msg else type(e).__name__
+
+
+def _recover() -> None:
+    # A failed capture, launch or allocation must not take the rest of the run with it.
+    if torch.cuda.is_available():
+        try:
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+        except Exception:  # noqa: BLE001
+            pass
+
+
+def first_output(fns: Iterable[Callable], args: tuple):
+    """The first reference expression that runs (fp8: _scaled_mm, else the dequantized torch path)."""
+    for fn in fns:
+        try:
+            return fn(*args)
+        except Exception:
+            _recover()
+    return None
+
+
+def measure(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bool, timer: Timer) -> dict:
+    """Check against ref, then time; a result outside tol gets no number (FAIL), an exception neither (error)."""
+    res = {"status": "ok", "us": None, "err": None, "note": ""}
+    try:
+        if check:
+            if ref is None:
+                return dict(res, status="error", note="no reference result to check against")
+            res["err"] = metrics.rel_err(fn(*sets[0]), ref)
+            if not res["err"] <= tol:
+                return dict(res, status="FAIL")
+        res["us"] = timer(fn, sets) * 1e3
+    except Exception as e:  # noqa: BLE001 - any failure of one contender is reported, never fatal
+        _recover()
+        return dict(res, status="error", note=_short(e))
+    return res
+
+
+def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = True, timer: Timer = graph_time_ms) -> dict:
+    """One row: ours and each competitor on the same fresh, rotated inputs."""
+    sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
+    ref = first_output(case.reference_fns(m, n, k), sets[0])
+    results = {}
+    for e in case.entries(m, n, k, compile):
+        r = measure(e.fn, sets, ref, case.tol, e.check, timer)
+        results[e.name] = dict(r, note="; ".join(x for x in (e.note, r["note"]) if x))
+    del sets, ref
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()
+    return {"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k),
+            "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k),
+            "ours": results.pop(OURS), "competitors": results, "published": case.published(m, n, k)}
+
+
+def eager_overheads(case: Case, compile: bool = True, shape=OVERHEAD_SHAPE) -> Dict[str, Optional[float]]:
+    """Host µs per eager call of each contender on a launch-bound shape (wrapper, dispatch, selection)."""
+    args = case.make(*shape)
+    out = {}
+    for e in case.entries(*shape, compile):
+        try:
+            out[e.name] = eager_overhead_us(e.fn, args)
+        except Exception:  # noqa: BLE001
+            _recover()
+            out[e.name] = None
+    return out
+
+
+def peak_tflops(kind: str, timer: Timer = graph_time_ms) -> float:
+    """bf16/f16: cuBLAS 8192^3 matmul; fp8: _scaled_mm tensorwise fast-accum 8192^3."""
+    n = CEILING_N
+    if kind == "fp8":
+        one = torch.ones((), device="cuda")
+        make = lambda: tuple(torch.randn(n, n, device="cuda").to(FP8) for _ in range(2))  # noqa: E731
+        fn = lambda a, b: torch._scaled_mm(a, b.t(), one, one, out_dtype=torch.bfloat16, use_fast_accum=True)  # noqa: E731
+        nbytes = 4 * n * n
+    else:
+        make = lambda: tuple(torch.randn(n, n, device="cuda", dtype=DTYPES[kind]) for _ in range(2))  # noqa: E731
+        fn = lambda a, b: torch.matmul(a, b.t())  # noqa: E731
+        nbytes = 6 * n * n
+    return tflops(n, n, n, timer(fn, rotation_sets(make, nbytes)))
+
+
+def copy_gbps(timer: Timer = graph_time_ms) -> float:
+    """Device-to-device copy of ~2 GB: bytes read + written per second."""
+    src = torch.ones(COPY_BYTES, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    ms = timer(lambda s, d: d.copy_(s), [(src, dst)])
+    return 2 * COPY_BYTES / (ms * 1e-3) / 1e9
+
+
+CEILING_METHODS = {
+    "bf16_tflops": "cuBLAS torch.matmul bf16 8192^3",
+    "f16_tflops": "cuBLAS torch.matmul f16 8192^3",
+    "fp8_tflops": "torch._scaled_mm e4m3 tensorwise use_fast_accum=True 8192^3",
+    "hbm_gbps": "device-to-device copy of 2e9 bytes (read + write)",
+}
+
+
+def measure_ceilings(peaks: Iterable[str]) -> dict:
+    """The roofline's ceilings, re-measured in this run; a ceiling that can't be measured is None."""
+    out = {}
+    for key, fn in [(f"{p}_tflops", lambda p=p: peak_tflops(p)) for p in sorted(set(peaks))] + [("hbm_gbps", copy_gbps)]:
+        try:
+            out[key] = fn()
+        except Exception as e:  # noqa: BLE001
+            _recover()
+            print(f"ceiling {key}: not measured ({_short(e)})", file=sys.stderr)
+            out[key] = None
+        torch.cuda.empty_cache()
+    out["method"] = {k: CEILING_METHODS[k] for k in out}
+    return out
+
+
+class _Counter:
+    """tqdm's small subset used here, on stderr."""
+
+    def __init__(self, total: int, desc: str):
+        self.total, self.desc, self.i = total, desc, 0
+
+    def set_postfix_str(self, s: str) -> None:
+        end = "" if sys.stderr.isatty() else "\n"  # redraw one line on a terminal, else one line per step
+        print(f"\r[{self.desc}] {self.i}/{self.total} {s}   ", end=end, file=sys.stderr, flush=True)
+
+    def update(self, n: int = 1) -> None:
+        self.i += n
+
+    def close(self) -> None:
+        self.set_postfix_str("done")
+        if sys.stderr.isatty():
+            print(file=sys.stderr, flush=True)
+
+
+def progress(total: int, desc: str):
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return _Counter(total, desc)
+    return tqdm(total=total, desc=desc, file=sys.stderr)
+
+
+def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True, timer: Timer = graph_time_ms) -> List[dict]:
+    bar = progress(len(shapes), f"{suite} {case.tag}")
+    rows = []
+    for m, n, k in shapes:
+        bar.set_postfix_str(f"{m}x{n}x{k}")
+        try:
+            rows.append(run_shape(case, suite, m, n, k, compile, timer))
+        except Exception as e:  # noqa: BLE001 - e.g. out of memory making inputs: this shape has no numbers
+            _recover()
+            rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k),
+                         "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k), "competitors": {},
+                         "ours": {"status": "error", "us": None, "err": None, "note": _short(e)}, "published": None})
+        bar.update(1)
+    bar.close()
+    return rows

@@ -1,0 +1,162 @@
+// Shared pieces of the SM90 kernels: schedules, element types, the epilogue trees, and the
+// adapter calls every kernel exposes through KernelFns. Torch-free.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/cutlass.h>
+#include <cutlass/epilogue/collective/collective_builder.hpp>
+#include <cutlass/epilogue/fusion/sm90_callbacks_tma_warpspecialized.hpp>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+#include <cutlass/gemm/device/gemm_universal_adapter.h>
+#include <cutlass/gemm/dispatch_policy.hpp>
+#include <cutlass/gemm/kernel/gemm_universal.hpp>
+
+#include "../gemm_api.h"
+#include "activation.cuh"
+
+namespace cutlass_gemm::sm90 {
+
+using namespace cute;
+namespace fusion = cutlass::epilogue::fusion;
+
+// Mainloop x epilogue schedules. `Fast` selects FP8 fast accumulation; without it FP8 inputs
+// get CUTLASS's promoted mainloop (partial sums moved into FP32 registers every 4 k-blocks).
+template <bool Fast = false>
+struct Coop {  // two consumer warpgroups share one tile: large tiles, best on big M x N
+  using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+                                       cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
+  using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise;
+  using Epilogue = cutlass::epilogue::TmaWarpSpecializedCooperative;
+};
+template <bool Fast = false>
+struct Pingpong {  // consumer warpgroups alternate tiles: one's epilogue hides under the other's MMA
+  using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum,
+                                       cutlass::gemm::KernelTmaWarpSpecializedPingpong>;
+  using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8Blockwise;
+  using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
+};
+
+template <DType> struct Element;
+template <> struct Element<DType::kBf16> { using type = cutlass::bfloat16_t; };
+template <> struct Element<DType::kF16> { using type = cutlass::half_t; };
+template <> struct Element<DType::kF32> { using type = float; };
+template <> struct Element<DType::kE4m3> { using type = cutlass::float_e4m3_t; };
+template <> struct Element<DType::kE5m2> { using type = cutlass::float_e5m2_t; };
+
+constexpr auto kRound = cutlass::FloatRoundStyle::round_to_nearest;
+
+// ---------------------------------------------------------------------------------------------
+// Epilogue trees. Every op ends in the same tail:
+//   D = beta * C + act(X + bias_f32)          C = residual, X = the op's scaled product + bias_d
+// Bias is two row-broadcast nodes with a null default (one in the output dtype inside X, one in
+// fp32 here) so one kernel serves no bias / bias in either dtype; a null node costs no load.
+// The residual is CUTLASS's source C: beta == 0 (set when there is no residual) skips its TMA
+// load at run time.
+template <class TileShape, class ElementD, class X>
+using EpilogueTail =
+    fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementD, float, kRound>,  // beta * C + Z
+        fusion::Sm90ScalarBroadcast<float>,                                                           //   beta
+        fusion::Sm90SrcFetch<ElementD>,                                                               //   C
+        fusion::Sm90EVT<fusion::Sm90Compute<epilogue::RuntimeActivation, float, float, kRound>,        //   Z = act(Y)
+            fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, kRound>,                  //   Y = X + bias_f32
+                X,
+                fusion::Sm90RowBroadcast<0, TileShape, float, float>>>>;
+
+template <class TileShape, class ElementD>
+using BiasD = fusion::Sm90RowBroadcast<0, TileShape, ElementD, float>;  // bias_d [N]
+
+// X = alpha * acc + bias_d (16-bit GEMM; blockwise FP8, whose scales act in the mainloop)
+template <class TileShape, class ElementD>
+using AlphaX = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, float, float, kRound>,
+    fusion::Sm90ScalarBroadcast<float>,  // alpha
+    fusion::Sm90AccFetch,                // acc
+    BiasD<TileShape, ElementD>>;
+
+// X = (scale_a * acc) * scale_b + bias_d (FP8). Dynamic-broadcast strides: `true` reads a
+// vector (per-row of a / per-column of b), `false` broadcasts element 0 (per-tensor).
+template <class TileShape, class ElementD>
+using ScaledX = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, float, float, kRound>,
+    fusion::Sm90EVT<fusion::Sm90Compute<cutlass::multiplies, float, float, kRound>,
+        fusion::Sm90ColBroadcast<0, TileShape, float, float, Stride<bool, _0, int64_t>>,  // scale_a [M] or [1]
+        fusion::Sm90AccFetch>,
+    fusion::Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, bool, int64_t>>,      // scale_b [N] or [1]
+    BiasD<TileShape, ElementD>>;
+
+template <class ElementD>
+struct BiasPtrs {
+  const ElementD* d = nullptr;
+  const float* f32 = nullptr;
+};
+
+template <class ElementD>
+BiasPtrs<ElementD> split_bias(const GemmParams& p, DType out) {
+  BiasPtrs<ElementD> b;
+  if (p.bias != nullptr && p.bias_dtype == out) b.d = static_cast<const ElementD*>(p.bias);
+  else if (p.bias != nullptr) b.f32 = static_cast<const float*>(p.bias);
+  return b;
+}
+
+// Arguments of EpilogueTail<..., X> around X's arguments (the brace tree mirrors the type tree).
+template <class Tree, class X>
+typename Tree::Arguments tail_args(const GemmParams& p, const float* bias_f32, typename X::Arguments const& x) {
+  const float beta = p.residual != nullptr ? p.beta : 0.0f;
+  return {{{beta}},                                       // beta
+          {},                                             // C
+          {{x, {bias_f32, 0.0f, {}}, {}},                 // Y = X + bias_f32
+           {static_cast<int32_t>(p.act)}},                // act
+          {}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GemmUniversalAdapter calls, shared by every kernel. `Derived::make_args(p)` builds the
+// CUTLASS arguments; `Derived::kAlignD` is the output's element alignment.
+template <class Derived, class Adapter>
+struct AdapterFns {
+  static size_t workspace_size(const GemmParams& p) { return Adapter::get_workspace_size(Derived::make_args(p)); }
+
+  static int can_implement(const GemmParams& p) {
+    // CUTLASS asks for N % alignment == 0 on row-major C/D, but TMA needs only 16-byte row
+    // strides (the caller pads ldd/ldr) and clips the last tile at N: check with N rounded up.
+    constexpr int kAlignD = Derived::kAlignD;
+    if (p.ldd % kAlignD != 0 || (p.residual != nullptr && p.ldr % kAlignD != 0)) return kCannotImplement;
+    GemmParams q = p;
+    q.n = (p.n + kAlignD - 1) / kAlignD * kAlignD;
+    auto st = Adapter::can_implement(Derived::make_args(q));
+    return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
+  }
+
+  static int run(const GemmParams& p, void* workspace, cudaStream_t stream) {
+    Adapter op;
+    auto args = Derived::make_args(p);
+    // The stream goes to initialize() too: any workspace memset must be stream-ordered.
+    auto st = op.initialize(args, workspace, stream);
+    if (st != cutlass::Status::kSuccess) return kCutlassStatusBase + int(st);
+    st = op.run(stream);
+    return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
+  }
+
+  static constexpr KernelFns fns{&workspace_size, &can_implement, &run};
+};
+
+// The epilogue collective for a tree (C and D row-major in the output dtype).
+template <class TileShape, class ClusterShape, class ElementD, class Schedule, class Tree>
+using CollectiveEpilogueFor = typename cutlass::epilogue::collective::CollectiveBuilder<
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+    TileShape, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
+    float, float,                                                          // accumulator, compute
+    ElementD, cutlass::layout::RowMajor, 16 / sizeof(ElementD),            // C = residual
+    ElementD, cutlass::layout::RowMajor, 16 / sizeof(ElementD),            // D
+    typename Schedule::Epilogue, Tree>::CollectiveOp;
+
+// C/D pointers and strides: without a residual, C aliases D and beta is 0 (never read).
+template <class Kernel, class ElementD>
+auto epilogue_io(const GemmParams& p) {
+  using StrideC = typename Kernel::StrideC;
+  using StrideD = typename Kernel::StrideD;
+  const bool has_residual = p.residual != nullptr;
+  return cute::make_tuple(static_cast<const ElementD*>(has_residual ? p.residual : p.d),
+                          StrideC{has_residual ? p.ldr : p.ldd, _1{}, int64_t(0)}, static_cast<ElementD*>(p.d),
+                          StrideD{p.ldd, _1{}, int64_t(0)});
+}
+
+}  // namespace cutlass_gemm::sm90

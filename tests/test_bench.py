@@ -1,0 +1,430 @@
+"""bench/ on CPU: suites, CLI parsing, roofline arithmetic, FP8 quantization layouts, the
+check-then-time flow (fake timer, CPU reference of the op) and the report files. No GPU needed."""
+
+import importlib
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+import cutlass_gemm
+from bench import cases, cli, metrics, report, runner, suites
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def fake_timer(fn, sets):
+    fn(*sets[0])  # runs like the real one would
+    return 0.5  # ms
+
+
+# --- suites and CLI ---------------------------------------------------------------------------
+
+def test_suites_match_benchmarks_md():
+    assert suites.SUITES["square"] == [(s, s, s) for s in (1024, 2048, 4096, 8192)]
+    llama = {(10240, 8192), (8192, 8192), (57344, 8192), (8192, 28672)}
+    assert set(suites.SUITES["llama3_70b"]) == {(m, n, k) for n, k in llama for m in (1, 16, 64, 128, 512, 2048, 8192)}
+    assert len(suites.SUITES["llama3_70b"]) == 28
+    ds = {(2112, 7168), (24576, 1536), (32768, 512), (7168, 16384), (4096, 7168), (7168, 2048)}
+    assert set(suites.SUITES["deepseek_v3"]) == {(m, n, k) for n, k in ds for m in (64, 128, 4096)}
+    assert len(suites.SUITES["deepseek_v3"]) == 18
+    assert suites.SUITES["odd"] == [(1000, 1000, 1000), (77, 4097, 3000), (3, 50000, 256), (8191, 8193, 520)]
+    for name, shapes in suites.QUICK.items():
+        assert set(shapes) <= set(suites.SUITES[name])
+
+
+def test_deepgemm_floor_only_quoted_figures():
+    assert suites.DEEPGEMM_H800_TFLOPS == {(4096, 7168, 16384): 1358, (4096, 7168, 2048): 1025,
+                                           (128, 7168, 16384): 645, (64, 2112, 7168): 206}
+    assert all(s in suites.SUITES["deepseek_v3"] for s in suites.DEEPGEMM_H800_TFLOPS)
+    assert "H800" in suites.DEEPGEMM_SOURCE and "DeepGEMM" in suites.DEEPGEMM_SOURCE
+
+
+@pytest.mark.parametrize("text,shape", [("1,2,3", (1, 2, 3)), ("77x4097x3000", (77, 4097, 3000)), (" 8, 9 ,10", (8, 9, 10))])
+def test_parse_shape(text, shape):
+    assert suites.parse_shape(text) == shape
+
+
+@pytest.mark.parametrize("text", ["1,2", "1,2,3,4", "0,2,3", "a,b,c", "-1,2,3", ""])
+def test_parse_shape_rejects(text):
+    with pytest.raises(ValueError, match="M,N,K"):
+        suites.parse_shape(text)
+
+
+def test_parse_args():
+    a = cli.parse_args([])
+    assert a.suite == list(suites.SUITES) and a.op == ["gemm"] and a.epilogue == ["none"] and a.shapes == []
+    assert a.out == os.path.join(ROOT, "bench", "results") and not a.quick and not a.no_compile
+    a = cli.parse_args(["--shapes", "1,2,3", "4x5x6"])
+    assert a.suite == [] and a.shapes == [(1, 2, 3), (4, 5, 6)]
+    a = cli.parse_args(["--suite", "odd,square", "--op", "gemm,scaled_mm", "--epilogue", "bias,bias_gelu_residual",
+                        "--scale", "blockwise", "--accumulate", "accurate,fast", "--quick", "--no-compile"])
+    assert a.suite == ["odd", "square"] and a.op == ["gemm", "scaled_mm"] and a.epilogue == ["bias", "bias_gelu_residual"]
+    assert a.scale == ["blockwise"] and a.accumulate == ["accurate", "fast"] and a.quick and a.no_compile
+    assert cli.parse_args(["--suite", "all"]).suite == list(suites.SUITES)
+
+
+@pytest.mark.parametrize("argv", [["--suite", "cube"], ["--op", "gemv"], ["--epilogue", "gelu"], ["--shapes", "1,2"],
+                                  ["--scale", "col"], ["--dtype", "fp8"]])
+def test_parse_args_rejects(argv, capsys):
+    with pytest.raises(SystemExit):
+        cli.parse_args(argv)
+
+
+def test_plan():
+    assert suites.plan(["odd"], [(1, 2, 3)]) == [("odd", suites.SUITES["odd"]), ("custom", [(1, 2, 3)])]
+    assert suites.plan(["square"], quick=True) == [("square", [(4096, 4096, 4096)])]
+
+
+def test_build_cases(monkeypatch, capsys):
+    args = cli.parse_args(["--op", "gemm,scaled_mm", "--epilogue", "none,bias_gelu", "--scale", "row,blockwise",
+                           "--accumulate", "fast"])
+    monkeypatch.delattr(cutlass_gemm, "scaled_mm", raising=False)
+    assert [c.tag for c in cli.build_cases(args, "cpu")] == ["gemm_bf16_none", "gemm_bf16_bias_gelu"]
+    assert "no scaled_mm" in capsys.readouterr().out
+    monkeypatch.setattr(cutlass_gemm, "scaled_mm", fake_scaled_mm, raising=False)
+    assert [c.tag for c in cli.build_cases(args, "cpu")][2:] == [
+        "scaled_mm_row_fast_none", "scaled_mm_row_fast_bias_gelu", "scaled_mm_blockwise_fast_none",
+        "scaled_mm_blockwise_fast_bias_gelu"]
+
+
+# --- arithmetic -------------------------------------------------------------------------------
+
+def test_bytes_moved():
+    n = 4096
+    assert metrics.bytes_moved(n, n, n, 2, 2) == 3 * n * n * 2
+    # bias [N] + residual [M, N] on top of A, B, D
+    assert metrics.bytes_moved(16, 8192, 1024, 2, 2, 2, True) == (16 * 1024 + 8192 * 1024) * 2 + 16 * 8192 * 2 * 2 + 8192 * 2
+    assert metrics.bytes_moved(2, 3, 4, 1, 2, extra=100) == (8 + 12) + 12 + 100
+    g = cases.GemmCase("bias_gelu_residual", device="cpu")
+    assert g.nbytes(5, 6, 7) == (35 + 42) * 2 + 30 * 2 + 6 * 2 + 30 * 2
+    assert cases.GemmCase("none", "f16", "cpu").nbytes(5, 6, 7) == (35 + 42 + 30) * 2
+    # FP8: 1-byte operands, bf16 out/bias/residual, float32 scales
+    s = cases.ScaledMMCase("bias", "blockwise", device="cpu")
+    assert s.nbytes(256, 300, 1000) == (256 * 1000 + 300 * 1000) + 256 * 300 * 2 + 300 * 2 + 4 * (256 * 8 + 3 * 8)
+    assert cases.ScaledMMCase("none", "tensor", device="cpu").nbytes(4, 4, 4) == 32 + 32 + 8
+    assert cases.ScaledMMCase("none", "row", device="cpu").nbytes(4, 5, 4) == 36 + 40 + 4 * 9
+
+
+def test_roofline_bound():
+    f, b = metrics.flops(8192, 8192, 8192), metrics.bytes_moved(8192, 8192, 8192, 2, 2)
+    # compute bound: 2 * 8192^3 / 800e12 s
+    assert metrics.bound_us(f, b, 800.0, 4000.0) == pytest.approx(2 * 8192**3 / 800e12 * 1e6)
+    # memory bound (M = 1): weights once, at 4000 GB/s
+    f, b = metrics.flops(1, 8192, 8192), metrics.bytes_moved(1, 8192, 8192, 2, 2)
+    assert metrics.bound_us(f, b, 800.0, 4000.0) == pytest.approx(b / 4000e9 * 1e6)
+    assert metrics.bound_us(f, b, None, 4000.0) is None and metrics.bound_us(f, b, 800.0, None) is None
+    assert metrics.tflops(2 * 10**12, 1e6) == pytest.approx(2.0) and metrics.gbps(10**9, 1e6) == pytest.approx(1.0)
+    assert metrics.tflops(1, None) is None
+
+
+def test_geomean():
+    assert metrics.geomean([1.0, 4.0]) == pytest.approx(2.0)
+    assert metrics.geomean([2.0, None, float("nan"), 8.0, 0.0]) == pytest.approx(4.0)
+    assert metrics.geomean([]) is None and metrics.geomean([None]) is None
+
+
+def test_rel_err():
+    x = torch.ones(4, 4)
+    assert metrics.rel_err(x, x) == 0.0
+    assert metrics.rel_err(x * 1.01, x) == pytest.approx(0.01, rel=1e-4)
+    assert metrics.rel_err(torch.ones(4, 5), x) == math.inf
+    assert metrics.rel_err(torch.full((4, 4), float("nan")), x) == math.inf
+
+
+# --- FP8 inputs -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("gran,shape", [("tensor", (1,)), ("row", (130, 1)), ("1x128", (130, 3)), ("128x128", (2, 3))])
+def test_quantize_layouts_and_roundtrip(gran, shape):
+    x = torch.randn(130, 300) * torch.linspace(0.1, 10, 130)[:, None]
+    q, s = cases.quantize(x, gran)
+    assert q.dtype == torch.float8_e4m3fn and q.shape == x.shape
+    assert s.dtype == torch.float32 and tuple(s.shape) == shape == cases.scale_shape(gran, 130, 300)
+    assert q.float().abs().max() <= cases.FP8_MAX
+    assert metrics.rel_err(cases.dequantize(q, s, gran, torch.float32), x) < 0.05
+
+
+def test_scale_shapes_match_the_op_spec():
+    m, n, k = 64, 2112, 7168
+    a, b = cases.SCALE_MODES["blockwise"]
+    assert cases.scale_shape(a, m, k) == (m, math.ceil(k / 128))
+    assert cases.scale_shape(b, n, k) == (math.ceil(n / 128), math.ceil(k / 128))
+    assert cases.scale_shape("row", n, k) == (n, 1) and cases.scale_shape("tensor", m, k) == (1,)
+
+
+def test_torch_scale_layouts():
+    m, n, k = 64, 256, 384
+    c = cases.ScaledMMCase("none", "blockwise", device="cpu")
+    a8, b8, sa, sb, bias, res, sa_t, sb_t = c.make(m, n, k)
+    assert bias is None and res is None
+    # outer-dim-major [M, K/128]; b as [K/128 padded to 4, N/128], outer-dim-major
+    assert sa_t.shape == (m, 3) and sa_t.stride() == (1, m) and torch.equal(sa_t, sa)
+    assert sb_t.shape == (4, 2) and sb_t.stride() == (1, 4) and torch.equal(sb_t[:3], sb.t())
+    c = cases.ScaledMMCase("none", "row", device="cpu")
+    *_, sa_t, sb_t = c.make(m, n, k)
+    assert sa_t.shape == (m, 1) and sb_t.shape == (1, n) and sb_t.is_contiguous()
+
+
+def test_inputs_use_the_ops_quantizer(monkeypatch):
+    """With cutlass_gemm.quantize_fp8, ours gets its scale layouts (here: column-major) and torch the same values."""
+    def col_major(x, gran):
+        q, s = cases.quantize(x, gran)
+        return q, s.t().contiguous().t()
+
+    monkeypatch.setattr(cutlass_gemm, "quantize_fp8", col_major, raising=False)
+    a8, b8, sa, sb, _, _, sa_t, sb_t = cases.ScaledMMCase("none", "blockwise", device="cpu").make(64, 256, 384)
+    assert sa.stride() == (1, 64) and sb.stride() == (1, 2)
+    assert torch.equal(sa_t, sa) and sa_t.stride() == (1, 64) and torch.equal(sb_t[:3], sb.t()) and sb_t.stride() == (1, 4)
+
+
+def test_selected_kernel_passes_known_keywords(monkeypatch):
+    seen = {}
+
+    def explain(m, n, k, dtype=torch.bfloat16, out_dtype=None, scale="none"):
+        seen.update(dtype=dtype, out_dtype=out_dtype, scale=scale)
+        return cutlass_gemm.configs.Decision("k_fp8", "rule 0 (default)")
+
+    monkeypatch.setattr(cutlass_gemm.configs, "explain", explain)
+    assert cases.ScaledMMCase("none", "row", "fast", device="cpu").kernel(8, 16, 32) == "k_fp8"
+    assert seen == {"dtype": torch.float8_e4m3fn, "out_dtype": torch.bfloat16, "scale": "tensor_row_col"}
+    monkeypatch.setattr(cutlass_gemm.configs, "explain", lambda *a, **k: 1 / 0)
+    assert cases.GemmCase("none", device="cpu").kernel(8, 16, 32) is None
+
+
+def test_torch_accepts_fp8():
+    assert cases.torch_accepts_fp8(7168, 2048, "row") and cases.torch_accepts_fp8(50000, 256, "tensor")
+    assert not cases.torch_accepts_fp8(4097, 3000, "row") and not cases.torch_accepts_fp8(1000, 1000, "tensor")
+    assert not cases.torch_accepts_fp8(50000, 256, "blockwise") and cases.torch_accepts_fp8(2112 - 64, 7168, "blockwise")
+
+
+# --- check-then-time flow on CPU ---------------------------------------------------------------
+
+def fake_scaled_mm(a, b, scale_a, scale_b, *, bias=None, residual=None, activation="none", beta=1.0,
+                   out_dtype=torch.bfloat16, accumulate="accurate", config=None):
+    """The future op's semantics in plain torch (float32), to exercise the FP8 plumbing."""
+    ga = "tensor" if scale_a.numel() == 1 else "row" if scale_a.shape[1] == 1 else "1x128"
+    gb = "tensor" if scale_b.numel() == 1 else "row" if scale_b.shape[1] == 1 else "128x128"
+    y = cases.dequantize(a, scale_a, ga, torch.float32) @ cases.dequantize(b, scale_b, gb, torch.float32).t()
+    y = cases.tail(y, bias, activation == "gelu_tanh")
+    return (y if residual is None else y + beta * residual).to(out_dtype)
+
+
+def test_entries_per_epilogue():
+    names = lambda ep: [e.name for e in cases.GemmCase(ep, device="cpu").entries(8, 8, 8, compile=False)]  # noqa: E731
+    assert names("none") == ["cutlass_gemm", "cuBLAS mm"]
+    assert names("bias") == ["cutlass_gemm", "cuBLAS mm (no epilogue)", "eager addmm"]
+    assert names("bias_gelu") == ["cutlass_gemm", "cuBLAS mm (no epilogue)", "eager addmm+gelu", "torch._addmm_activation"]
+    assert names("bias_gelu_residual") == ["cutlass_gemm", "cuBLAS mm (no epilogue)", "eager addmm+gelu+add",
+                                           "torch._addmm_activation+add"]
+    ents = cases.GemmCase("bias_residual", device="cpu").entries(8, 8, 8, compile=True)  # torch.compile is lazy
+    assert ents[-1].name == "torch.compile addmm+add" and ents[-1].check
+    assert cases.GemmCase("none", device="cpu").entries(8, 8, 8, compile=True)[-1].name == "torch.compile mm"
+    s = cases.ScaledMMCase("bias", "tensor", device="cpu")
+    assert s.entries(8, 8, 8, compile=True)[-1].name == "torch.compile _scaled_mm tensor(+bias)"
+    assert cases.ScaledMMCase("bias_residual", "blockwise", device="cpu").torch_name == "torch._scaled_mm blockwise+bias+add"
+    assert not ents[1].check  # plain mm is another expression: timed, not compared
+    s = cases.ScaledMMCase("bias_gelu_residual", "row", "fast", device="cpu")
+    assert [e.name for e in s.entries(8, 4097, 16, compile=False)] == ["cutlass_gemm", "torch._scaled_mm row fast(+bias)+gelu+add"]
+    assert "dequantize" in s.torch_entries(8, 4097, 16)[0].note and not s.torch_entries(8, 4096, 16)[0].note
+
+
+@pytest.mark.parametrize("ep", list(cases.EPILOGUES))
+def test_run_shape_gemm_cpu(ep):
+    row = runner.run_shape(cases.GemmCase(ep, device="cpu"), "custom", 33, 40, 24, compile=False, timer=fake_timer)
+    assert row["ours"]["status"] == "ok" and row["ours"]["us"] == 500.0 and row["ours"]["err"] < 2e-2
+    assert row["kernel"] == cutlass_gemm.configs.explain(33, 40, 24).kernel
+    for name, r in row["competitors"].items():
+        assert r["status"] == "ok" and r["us"] == 500.0, name
+    assert row["flops"] == 2 * 33 * 40 * 24 and row["published"] is None
+
+
+def test_run_shape_fail_and_error(monkeypatch):
+    case = cases.GemmCase("bias_gelu", device="cpu")
+    monkeypatch.setattr(case, "ours", lambda a, b, bias, res: torch.zeros(a.shape[0], b.shape[0], dtype=a.dtype))
+
+    def broken(*args):
+        raise RuntimeError("no kernel for you\nsecond line")
+
+    monkeypatch.setattr(case, "addmm_activation", broken)
+    row = runner.run_shape(case, "custom", 16, 32, 64, compile=False, timer=fake_timer)
+    assert row["ours"]["status"] == "FAIL" and row["ours"]["us"] is None and row["ours"]["err"] == pytest.approx(1.0)
+    bad = row["competitors"]["torch._addmm_activation"]
+    assert bad["status"] == "error" and bad["us"] is None and bad["note"] == "RuntimeError: no kernel for you"
+    assert row["competitors"]["eager addmm+gelu"]["status"] == "ok"
+
+
+def test_run_suite_survives_a_shape(monkeypatch):
+    case = cases.GemmCase("none", device="cpu")
+    real = case.make
+    monkeypatch.setattr(case, "make", lambda m, n, k: real(m, n, k) if m != 2 else (_ for _ in ()).throw(MemoryError("oom")))
+    rows = runner.run_suite(case, "custom", [(1, 8, 8), (2, 8, 8), (3, 8, 8)], compile=False, timer=fake_timer)
+    assert [r["ours"]["status"] for r in rows] == ["ok", "error", "ok"] and rows[1]["ours"]["note"] == "MemoryError: oom"
+    doc = report.document(case.describe(), "custom", rows, ENV, CEIL, "bf16", {})
+    assert "| 2x8x8 | `" in report.markdown(doc) and doc["summary"]["cuBLAS mm"]["n"] == 2
+
+
+@pytest.mark.parametrize("scale", list(cases.SCALE_MODES))
+@pytest.mark.parametrize("shape", [(64, 256, 256), (77, 4097, 300)])
+def test_run_shape_scaled_mm_cpu(monkeypatch, scale, shape):
+    monkeypatch.setattr(cutlass_gemm, "scaled_mm", fake_scaled_mm, raising=False)
+    case = cases.ScaledMMCase("bias_gelu_residual", scale, "accurate", device="cpu")
+    row = runner.run_shape(case, "custom", *shape, compile=False, timer=fake_timer)
+    assert row["ours"]["status"] == "ok" and row["ours"]["err"] < 5e-2
+    torch_row = row["competitors"][case.torch_name]
+    if shape[1] % 16:
+        assert torch_row["status"] == "ok" and "dequantize" in torch_row["note"]
+    elif scale != "blockwise":  # torch's CPU _scaled_mm has no blockwise form; the H200's does
+        assert torch_row["status"] == "ok" and torch_row["note"] == ""
+
+
+def test_published_floor_only_for_blockwise():
+    assert cases.ScaledMMCase("none", "blockwise", device="cpu").published(4096, 7168, 2048)["tflops"] == 1025
+    assert cases.ScaledMMCase("none", "blockwise", device="cpu").published(4096, 7168, 7168) is None
+    assert cases.ScaledMMCase("none", "row", device="cpu").published(4096, 7168, 2048) is None
+    assert cases.GemmCase("none", device="cpu").published(4096, 7168, 2048) is None
+
+
+# --- report -----------------------------------------------------------------------------------
+
+ENV = {"gpu": "Test GPU", "driver_version": "1.0", "torch": "2.x", "cuda": "13.0", "date": "2025-01-01T00:00:00+00:00",
+       "git_commit": "0" * 40, "git_dirty": True, "command": "python -m bench --suite deepseek_v3"}
+CEIL = {"fp8_tflops": 1400.0, "hbm_gbps": 4000.0, "method": dict(runner.CEILING_METHODS)}
+
+
+def _res(us, status="ok", note=""):
+    return {"status": status, "us": us if status == "ok" else None, "err": 1e-3 if status != "error" else None, "note": note}
+
+
+def synthetic_rows():
+    f = metrics.flops
+    mk = lambda m, n, k, ours, comps, pub=None: {  # noqa: E731
+        "suite": "deepseek_v3", "m": m, "n": n, "k": k, "kernel": "sm90_k", "flops": f(m, n, k),
+        "bytes": metrics.bytes_moved(m, n, k, 1, 2), "ours": ours, "competitors": comps,
+        "published": {"name": "DeepGEMM H800 (published, not same-run)", "tflops": pub, "source": suites.DEEPGEMM_SOURCE} if pub else None}
+    return [
+        mk(4096, 7168, 2048, _res(100.0), {"A": _res(110.0), "B": _res(200.0)}, 1025.0),
+        mk(128, 7168, 16384, _res(50.0), {"A": _res(40.0), "B": _res(0, "error", "RuntimeError: nope")}, 645.0),
+        mk(64, 2112, 7168, _res(0, "FAIL"), {"A": _res(10.0), "B": _res(0, "FAIL")}, 206.0),
+        mk(4096, 4096, 7168, _res(80.0), {"A": _res(80.0, note="torch path: dequantize")}),
+    ]
+
+
+def make_doc():
+    return report.document({"title": "scaled_mm test", "op": "scaled_mm"}, "deepseek_v3", synthetic_rows(), ENV, CEIL,
+                           "fp8", {"cutlass_gemm": 7.5, "A": None})
+
+
+def test_document_figures():
+    doc = make_doc()
+    r0 = doc["rows"][0]
+    assert r0["ours"]["tflops"] == pytest.approx(2 * 4096 * 7168 * 2048 / 100e-6 / 1e12)
+    assert r0["ours"]["gbps"] == pytest.approx(r0["bytes"] / 100e-6 / 1e9)
+    bound = max(r0["flops"] / 1400e12, r0["bytes"] / 4000e9) * 1e6
+    assert r0["bound_us"] == pytest.approx(bound) and r0["ours"]["pct_bound"] == pytest.approx(100 * bound / 100.0)
+    assert r0["competitors"]["A"]["ratio"] == pytest.approx(1.1) and r0["competitors"]["B"]["ratio"] == pytest.approx(2.0)
+    assert r0["published"]["ratio"] == pytest.approx(r0["ours"]["tflops"] / 1025.0)
+    assert doc["rows"][2]["competitors"]["A"]["ratio"] is None  # ours FAILed: no ratio
+    s = doc["summary"]
+    assert s["A"]["geomean"] == pytest.approx((1.1 * 0.8 * 1.0) ** (1 / 3))
+    assert s["A"]["min"] == pytest.approx(0.8) and s["A"]["min_shape"] == "128x7168x16384"
+    assert (s["A"]["n"], s["A"]["missing"]) == (3, 1)
+    assert s["B"]["n"] == 1 and s["B"]["geomean"] == pytest.approx(2.0)
+    assert s["DeepGEMM H800 (published, not same-run)"]["n"] == 2
+
+
+def test_markdown(tmp_path):
+    doc = make_doc()
+    paths = report.write_all(str(tmp_path), "deepseek_v3_scaled_mm_x", doc)
+    md = (tmp_path / "deepseek_v3_scaled_mm_x.md").read_text()
+    assert str(tmp_path / "deepseek_v3_scaled_mm_x.md") in paths and str(tmp_path / "deepseek_v3_scaled_mm_x.json") in paths
+    lines = md.splitlines()
+    head = next(line for line in lines if line.startswith("| M x N x K"))
+    assert head == "| M x N x K | kernel | µs | TFLOP/s | GB/s | % bound | A | B | DeepGEMM H800 (published, not same-run) |"
+    row0 = next(line for line in lines if line.startswith("| 4096x7168x2048"))
+    assert "| 100.0 |" in row0 and "(1.10x)" in row0 and "(2.00x)" in row0 and "1025 (" in row0
+    row2 = next(line for line in lines if line.startswith("| 64x2112x7168"))
+    assert "FAIL (err 1.0e-03)" in row2 and "| FAIL |" in row2
+    assert "error*" in next(line for line in lines if line.startswith("| 128x7168x16384"))
+    assert "- vs A: geomean 0.96x, min 0.80x at 128x7168x16384 (n=3, missing 1)" in md
+    assert "ours without a number (FAIL/error): 64x2112x7168" in md
+    assert suites.DEEPGEMM_SOURCE in md and "not a same-run ratio" in md
+    assert "cutlass_gemm 7.5, A —" in md
+    assert "128x7168x16384 B: RuntimeError: nope" in md and "4096x4096x7168 A: torch path: dequantize" in md
+    assert "commit 000000000000 (dirty)" in md and "`python -m bench --suite deepseek_v3`" in md
+
+
+def test_json(tmp_path):
+    doc = make_doc()
+    doc["rows"][0]["ours"]["err"] = float("nan")
+    path = tmp_path / "x.json"
+    report.write_json(str(path), doc)
+    data = json.loads(path.read_text())
+    assert data["environment"]["gpu"] == "Test GPU" and data["environment"]["git_dirty"] is True
+    assert data["ceilings"]["fp8_tflops"] == 1400.0 and data["peak"]["gbps"] == 4000.0
+    assert data["rows"][0]["kernel"] == "sm90_k" and data["rows"][0]["ours"]["err"] is None
+    assert data["rows"][1]["competitors"]["B"]["status"] == "error"
+    assert data["summary"]["A"]["min_shape"] == "128x7168x16384"
+    assert data["eager_overhead_us"] == {"shape": [16, 1024, 1024], "us": {"cutlass_gemm": 7.5, "A": None}}
+
+
+def test_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    doc = make_doc()
+    assert report.write_plot(str(tmp_path / "p.png"), doc)
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import raises ImportError
+    assert not report.write_plot(str(tmp_path / "p.png"), make_doc())
+    assert not (tmp_path / "p.png").exists()
+
+
+def test_environment():
+    env = report.environment(["--suite", "odd", "--shapes", "1,2,3"])
+    assert env["command"] == "python -m bench --suite odd --shapes 1,2,3"
+    assert env["torch"] == torch.__version__ and env["date"]
+    assert env["git_commit"] is None or len(env["git_commit"]) == 40
+    assert env["git_dirty"] in (None, True, False)
+
+
+def test_run_end_to_end_cpu(tmp_path, monkeypatch, capsys):
+    """The CLI's run() with CPU cases and a fake timer: every file per suite and case, tables printed."""
+    monkeypatch.setattr(cutlass_gemm, "scaled_mm", fake_scaled_mm, raising=False)
+    argv = ["--shapes", "33,40,24", "--op", "gemm,scaled_mm", "--epilogue", "bias_gelu", "--scale", "tensor",
+            "--no-compile", "--out", str(tmp_path)]
+    args = cli.parse_args(argv)
+    paths = cli.run(args, argv, cli.build_cases(args, "cpu"), timer=fake_timer,
+                    ceilings={"bf16_tflops": 800.0, "fp8_tflops": 1400.0, "hbm_gbps": 4000.0, "method": {}})
+    names = sorted(os.listdir(tmp_path))
+    for stem in ("custom_gemm_bf16_bias_gelu", "custom_scaled_mm_tensor_accurate_bias_gelu"):
+        assert stem + ".md" in names and stem + ".json" in names
+    assert all(os.path.exists(p) for p in paths)
+    data = json.loads((tmp_path / "custom_gemm_bf16_bias_gelu.json").read_text())
+    assert data["rows"][0]["ours"]["status"] == "ok" and data["config"]["epilogue"] == "bias_gelu"
+    assert data["environment"]["command"].startswith("python -m bench --shapes 33,40,24")
+    out = capsys.readouterr().out
+    assert "| 33x40x24 |" in out and "geomean 1.00x" in out
+
+
+def test_progress_fallback(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    bar = runner.progress(2, "odd gemm")
+    bar.set_postfix_str("1x2x3")
+    bar.update(1)
+    bar.close()
+    err = capsys.readouterr().err
+    assert "[odd gemm] 0/2 1x2x3" in err and "[odd gemm] 1/2 done" in err
+
+
+def test_entry_points():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT] + os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+    for cmd in ([sys.executable, "-m", "bench", "--help"], [sys.executable, os.path.join(ROOT, "bench", "sweep.py"), "--help"]):
+        p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and "usage" in p.stdout, p.stderr
+    for name in ("demo", "fallback_cost", "sweep"):  # package mode: relative imports
+        assert importlib.import_module(f"bench.{name}").graph_time_ms is runner.graph_time_ms

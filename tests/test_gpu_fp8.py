@@ -1,0 +1,147 @@
+"""FP8 scaled_mm on the GPU: every FP8 kernel forced for its granularities and epilogues, the
+shape suites with the selected kernel, odd shapes through the fallback, CUDA graphs, compile,
+and the bad-input table through the C++ glue."""
+
+import pytest
+import torch
+
+import cutlass_gemm
+from cutlass_gemm import configs
+from cutlass_gemm import kernel_table as kt
+from conftest import GPU_ARCH
+from gemm_checks import (BAD_SCALED_MM_INPUTS, DEEPSEEK_V3_NK, LLAMA3_70B_NK, ODD, check_scaled_result,
+                         make_scaled_problem)
+
+pytestmark = pytest.mark.gpu
+DEV = "cuda"
+DT = {"e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2}
+WORST = {}
+
+
+def run_and_check(p, what, config=None):
+    out = cutlass_gemm.scaled_mm(*p.args(), config=config, **p.kwargs())
+    torch.cuda.synchronize()
+    figs = check_scaled_result(out, p, what)
+    for key, v in figs.items():
+        if v > WORST.get(key, (-1e30, ""))[0]:
+            WORST[key] = (v, what)
+
+
+def _fp8_kernels():
+    if not GPU_ARCH:
+        return []
+    names = set(configs.compiled_kernels())
+    return [k for k in kt.KERNELS if k.name in names and k.arch == GPU_ARCH and k.scale != "none"]
+
+
+KERNELS = _fp8_kernels()
+SHAPES = [(128, 256, 128), (200, 136, 520), (1, 16, 16), (257, 1000, 4096)]
+EPILOGUES = [dict(), dict(bias="out", activation="gelu_tanh", residual=True, beta=0.5),
+             dict(bias="f32", activation="silu"), dict(activation="relu", residual=True, beta=-1.0)]
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=[k.name for k in KERNELS])
+def test_every_fp8_kernel_forced(kernel):
+    scale_kinds = ["blockwise"] if kernel.scale == "blockwise" else ["tensor", "row_col", "row_tensor", "tensor_col"]
+    accumulate = "fast" if kernel.accum == "fast" else "accurate"
+    for (m, n, k) in SHAPES:
+        for i, epi in enumerate(EPILOGUES):
+            scales = scale_kinds[i % len(scale_kinds)]
+            p = make_scaled_problem(m, n, k, DEV, scales=scales, a_dtype=DT[kernel.a], b_dtype=DT[kernel.b],
+                                    accumulate=accumulate, **epi)
+            run_and_check(p, f"{kernel.name} {m}x{n}x{k} {scales} {epi}", config=kernel.name)
+
+
+@pytest.mark.parametrize("accumulate", ["accurate", "fast"])
+@pytest.mark.parametrize("scales", ["row_col", "blockwise"])
+@pytest.mark.parametrize("nk", DEEPSEEK_V3_NK, ids=[f"{n}x{k}" for n, k in DEEPSEEK_V3_NK])
+@pytest.mark.parametrize("m", [64, 128, 4096])
+def test_deepseek_v3_selected(m, nk, scales, accumulate):
+    n, k = nk
+    p = make_scaled_problem(m, n, k, DEV, scales=scales, accumulate=accumulate, bias="out", activation="gelu_tanh",
+                            residual=True)
+    run_and_check(p, f"deepseek_v3 {m}x{n}x{k} {scales} {accumulate}")
+
+
+@pytest.mark.parametrize("scales", ["tensor", "row_col", "blockwise"])
+@pytest.mark.parametrize("layer", list(LLAMA3_70B_NK))
+@pytest.mark.parametrize("m", [1, 16, 128, 2048])
+def test_llama3_70b_selected(m, layer, scales):
+    n, k = LLAMA3_70B_NK[layer]
+    p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="f32", activation="silu")
+    run_and_check(p, f"llama3_70b {layer} M={m} {scales}")
+
+
+@pytest.mark.parametrize("scales", ["tensor", "row_col", "blockwise"])
+@pytest.mark.parametrize("m,n,k", ODD + [(1, 1, 1), (5, 3, 7), (17, 4095, 33), (3, 130, 0)])
+def test_odd_shapes(m, n, k, scales):
+    p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out", activation="gelu", residual=True)
+    run_and_check(p, f"odd {m}x{n}x{k} {scales}")
+
+
+def test_mixed_e5m2():
+    for a, b in (("e4m3", "e5m2"), ("e5m2", "e4m3")):
+        for acc in ("accurate", "fast"):
+            p = make_scaled_problem(300, 520, 1024, DEV, scales="row_col", a_dtype=DT[a], b_dtype=DT[b],
+                                    accumulate=acc, bias="out", residual=True, activation="gelu_tanh")
+            run_and_check(p, f"mixed {a}x{b} {acc}")
+
+
+def test_blockwise_scale_layouts():
+    """K-major (row-major) scales are accepted and converted; results match the native layout."""
+    p = make_scaled_problem(77, 300, 520, DEV, scales="blockwise", bias="out")
+    native = cutlass_gemm.scaled_mm(*p.args(), **p.kwargs())
+    other = cutlass_gemm.scaled_mm(p.a, p.b, p.scale_a.contiguous(), p.scale_b.contiguous(), **p.kwargs())
+    torch.testing.assert_close(native, other, rtol=0, atol=0)
+    check_scaled_result(native, p, "blockwise native layout")
+
+
+def test_cuda_graph_capture_and_replay():
+    p = make_scaled_problem(96, 512, 256, DEV, scales="row_col", bias="out", residual=True, activation="gelu_tanh")
+    static_a = p.a.clone()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        cutlass_gemm.scaled_mm(static_a, *p.args()[1:], **p.kwargs())
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out = cutlass_gemm.scaled_mm(static_a, *p.args()[1:], **p.kwargs())
+    fresh = make_scaled_problem(96, 512, 256, DEV, scales="row_col")
+    static_a.copy_(fresh.a)
+    out.fill_(float("nan"))
+    g.replay()
+    torch.cuda.synchronize()
+    p.a = fresh.a
+    check_scaled_result(out, p, "fp8 graph replay")
+
+
+def test_torch_compile_reduce_overhead():
+    torch._dynamo.reset()
+    p = make_scaled_problem(64, 1024, 512, DEV, scales="row_col", bias="out")
+    lin = torch.nn.Linear(1024, 1024, device=DEV, dtype=torch.bfloat16)
+
+    def f(a, b, sa, sb, bias):
+        return lin(cutlass_gemm.scaled_mm(a, b, sa, sb, bias=bias, activation="silu"))
+
+    cf = torch.compile(f, fullgraph=True, mode="reduce-overhead")
+    with torch.no_grad():
+        for _ in range(3):
+            got = cf(*p.args(), p.bias).clone()
+        torch.testing.assert_close(got, f(*p.args(), p.bias), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("case", BAD_SCALED_MM_INPUTS, ids=[c[0] for c in BAD_SCALED_MM_INPUTS])
+def test_bad_inputs_cuda_match_python(case):
+    _, build, message = case
+    args, kwargs = build(DEV)
+    kwargs = {"out_dtype": torch.bfloat16, "config": "", **kwargs}
+    with pytest.raises(RuntimeError) as e:
+        torch.ops.cutlass_gemm.scaled_mm.default(*args, **kwargs)
+    assert str(e.value).splitlines()[0] == message
+
+
+def test_worst_errors_report(capsys):
+    with capsys.disabled():
+        for key, (v, what) in sorted(WORST.items()):
+            print(f"\nfp8 worst {key}: {v:.3e} ({what})")
