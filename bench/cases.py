@@ -233,12 +233,13 @@ class ScaledMMCase(Case):
         self.torch_name = "torch." + self.torch_expr
 
     def torch_scales(self, sa, sb):
-        """torch's layouts: rowwise b as [1, N]; blockwise both outer-dim-major, b as [K/128, N/128] with
-        its K-block count padded to a multiple of 4 (as torch's own blockwise tests do; no-op on deepseek_v3)."""
+        """torch's layouts: rowwise b as [1, N]; blockwise both outer-dim-major, b as [K/128, N/128] (a view
+        of a row-major [N/128, K/128], the one layout torch 2.11 accepted on the H200) with its K-block count
+        padded to a multiple of 4 (as torch's own blockwise tests do; no-op on deepseek_v3)."""
         if self.scale == "row":
             return sa, sb.reshape(1, -1)
         if self.scale == "blockwise":
-            return sa.t().contiguous().t(), F.pad(sb, (0, -sb.shape[1] % 4)).t()
+            return sa.t().contiguous().t(), F.pad(sb.contiguous(), (0, -sb.shape[1] % 4)).t()
         return sa, sb
 
     def make(self, m, n, k):

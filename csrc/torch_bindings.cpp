@@ -472,12 +472,18 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
     fail(op, "expected scale_b of shape [1] (per-tensor), [N, 1] = [" + std::to_string(n) +
                  ", 1] (per-column) or [ceil(N/128), ceil(K/128)] = [" + std::to_string(nb) + ", " +
                  std::to_string(kb) + "] (blockwise 128x128), got " + shape_str(scale_b));
-  const bool blockwise = ka == ScaleKind::kBlock || kbk == ScaleKind::kBlock;
+  const bool a_block_ok = shape_is(scale_a, {m, kb}) || (m * kb == 1 && scale_a.numel() == 1);
+  const bool b_block_ok = shape_is(scale_b, {nb, kb}) || (nb * kb == 1 && scale_b.numel() == 1);
+  // A one-element scale is per-tensor, unless a forced blockwise kernel reads it as the only block.
+  const int forced = config.empty() ? -1 : find_kernel(config);
+  const bool forced_block = forced >= 0 && kKernels[forced].scale == ScaleMode::kBlockwise;
+  const bool blockwise =
+      ka == ScaleKind::kBlock || kbk == ScaleKind::kBlock || (forced_block && a_block_ok && b_block_ok);
   if (blockwise) {
-    if (!shape_is(scale_a, {m, kb}) && !(m * kb == 1 && scale_a.numel() == 1))
+    if (!a_block_ok)
       fail(op, "expected scale_a of shape [M, ceil(K/128)] = [" + std::to_string(m) + ", " + std::to_string(kb) +
                    "] (blockwise 1x128) to go with a blockwise scale_b, got " + shape_str(scale_a));
-    if (!shape_is(scale_b, {nb, kb}) && !(nb * kb == 1 && scale_b.numel() == 1))
+    if (!b_block_ok)
       fail(op, "expected scale_b of shape [ceil(N/128), ceil(K/128)] = [" + std::to_string(nb) + ", " +
                    std::to_string(kb) + "] (blockwise 128x128) to go with a blockwise scale_a, got " + shape_str(scale_b));
     if (da != DType::kE4m3 || db != DType::kE4m3)

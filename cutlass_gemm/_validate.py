@@ -206,12 +206,17 @@ def check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtyp
     if kb_ is None:
         fail(op, f"expected scale_b of shape [1] (per-tensor), [N, 1] = [{n}, 1] (per-column) or "
                  f"[ceil(N/128), ceil(K/128)] = [{nb}, {kb}] (blockwise 128x128), got {shape_str(scale_b.shape)}")
-    mode = "blockwise" if "block" in (ka, kb_) else "tensor_row_col"
+    a_block_ok = tuple(scale_a.shape) == (m, kb) or (m * kb == 1 and scale_a.numel() == 1)
+    b_block_ok = tuple(scale_b.shape) == (nb, kb) or (nb * kb == 1 and scale_b.numel() == 1)
+    # A one-element scale is per-tensor, unless a forced blockwise kernel reads it as the only block.
+    forced_block = config in kt.KERNEL_IDS and kt.KERNELS[kt.KERNEL_IDS[config]].scale == "blockwise"
+    block = "block" in (ka, kb_) or (forced_block and a_block_ok and b_block_ok)
+    mode = "blockwise" if block else "tensor_row_col"
     if mode == "blockwise":
-        if tuple(scale_a.shape) != (m, kb) and not (m * kb == 1 and scale_a.numel() == 1):
+        if not a_block_ok:
             fail(op, f"expected scale_a of shape [M, ceil(K/128)] = [{m}, {kb}] (blockwise 1x128) to go with a "
                      f"blockwise scale_b, got {shape_str(scale_a.shape)}")
-        if tuple(scale_b.shape) != (nb, kb) and not (nb * kb == 1 and scale_b.numel() == 1):
+        if not b_block_ok:
             fail(op, f"expected scale_b of shape [ceil(N/128), ceil(K/128)] = [{nb}, {kb}] (blockwise 128x128) to go "
                      f"with a blockwise scale_a, got {shape_str(scale_b.shape)}")
         if pair != ("e4m3", "e4m3"):

@@ -72,7 +72,8 @@ def _sm90_fp8_defaults() -> List[Rule]:
         Rule("sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong", m=(129, 1024)),
         Rule("sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", m=(1025, INF)),
         Rule("sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong", m=(1, 128)),
-        Rule("sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", m=(129, INF)),
+        Rule("sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", m=(129, 1024)),
+        Rule("sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop", m=(1025, INF)),
         Rule("sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong", m=(1, 128)),
         Rule("sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop", m=(129, INF)),
     ]

@@ -44,11 +44,11 @@ def quantize_fp8(x: torch.Tensor, granularity: str = "row", dtype: torch.dtype =
     r, c = x.shape
     xf = x.float()
     if granularity == "tensor":
-        amax = xf.abs().amax().reshape(1)
+        amax = xf.abs().amax().reshape(1) if x.numel() else xf.new_zeros(1)
     elif granularity == "row":
-        amax = xf.abs().amax(dim=1, keepdim=True)
+        amax = xf.abs().amax(dim=1, keepdim=True) if c else xf.new_zeros(r, 1)
     elif granularity == "column":
-        amax = xf.abs().amax(dim=0, keepdim=True)
+        amax = xf.abs().amax(dim=0, keepdim=True) if r else xf.new_zeros(1, c)
     elif granularity == "1x128":
         amax = _blocks(xf, 1, 128)
     else:

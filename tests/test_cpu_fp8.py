@@ -113,3 +113,19 @@ def test_explain_fp8():
         "sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop"
     d = configs.explain(16, 64, 64, e4, arch=90, b_dtype=torch.float8_e5m2)
     assert d.kernel == "sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop" and d.reason == "family fallback"
+
+
+def test_one_element_scales_follow_a_forced_blockwise_config():
+    """A 1-element scale is per-tensor, or the single block of a forced blockwise kernel."""
+    a8, sa = quantize_fp8(torch.randn(1, 100), "1x128")
+    b8, sb = quantize_fp8(torch.randn(20, 100), "128x128")
+    assert sa.numel() == 1 and sb.numel() == 1
+    want = cutlass_gemm.scaled_mm(a8, b8, sa, sb)
+    got = cutlass_gemm.scaled_mm(a8, b8, sa, sb, config="sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong")
+    torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("granularity", ["tensor", "row", "column", "1x128", "128x128"])
+def test_quantize_empty(granularity):
+    q, s = quantize_fp8(torch.randn(3, 0), granularity)
+    assert q.shape == (3, 0) and torch.isfinite(s).all()

@@ -109,7 +109,8 @@ typename Tree::Arguments tail_args(const GemmParams& p, const float* bias_f32, t
 
 // ---------------------------------------------------------------------------------------------
 // The GemmUniversalAdapter calls, shared by every kernel. `Derived::make_args(p)` builds the
-// CUTLASS arguments; `Derived::kAlignD` is the output's element alignment.
+// CUTLASS arguments; `Derived::kAlignD` is the output's element alignment; `Derived::kRoundM` the
+// M granularity CUTLASS's can_implement wants of M-contiguous operands (their strides are padded).
 template <class Derived, class Adapter>
 struct AdapterFns {
   static size_t workspace_size(const GemmParams& p) { return Adapter::get_workspace_size(Derived::make_args(p)); }
@@ -121,6 +122,8 @@ struct AdapterFns {
     if (p.ldd % kAlignD != 0 || (p.residual != nullptr && p.ldr % kAlignD != 0)) return kCannotImplement;
     GemmParams q = p;
     q.n = (p.n + kAlignD - 1) / kAlignD * kAlignD;
+    // Likewise for M where a kernel reads an M-contiguous operand by TMA (blockwise scale_a).
+    q.m = (p.m + Derived::kRoundM - 1) / Derived::kRoundM * Derived::kRoundM;
     auto st = Adapter::can_implement(Derived::make_args(q));
     return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
   }

@@ -32,6 +32,7 @@ struct ScaledGemm {
   using ElementB = typename Element<kB>::type;                       // B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
   static constexpr int kAlignD = 16 / sizeof(ElementD);
+  static constexpr int kRoundM = 1;
   using TileShape = Shape<Int<TM>, Int<TN>, Int<TK>>;                // CTA tile
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   using X = ScaledX<TileShape, ElementD>;                            // scale_a * acc * scale_b + bias_d
@@ -74,6 +75,7 @@ struct BlockwiseGemm {
   using ElementA = cutlass::float_e4m3_t;                            // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
   static constexpr int kAlignD = 16 / sizeof(ElementD);
+  static constexpr int kRoundM = 4;  // scale_a is read by TMA, M-contiguous: its ld is padded to 4
   using TileShape = Shape<Int<TM>, Int<TN>, Int<TK>>;                // CTA tile
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   using ScaleConfig = cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128>;  // 1x128 (a), 128x128 (b)

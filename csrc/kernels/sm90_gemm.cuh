@@ -13,6 +13,7 @@ struct Gemm16 {
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
   static constexpr int kAlignAB = 16 / sizeof(ElementA);             // TMA: 16-byte rows
   static constexpr int kAlignD = 16 / sizeof(ElementD);
+  static constexpr int kRoundM = 1;
   using TileShape = Shape<Int<TM>, Int<TN>, Int<TK>>;                // CTA tile
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   using X = AlphaX<TileShape, ElementD>;                             // alpha * acc + bias_d
