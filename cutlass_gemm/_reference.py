@@ -70,8 +70,10 @@ def scaled_mm_reference(a, b, scale_a, scale_b, bias=None, residual=None, activa
 
     _, out, mode = check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtype, accumulate, config)
     k, n = a.shape[-1], b.shape[0]
-    a2 = a.reshape(-1, k)
-    m = a2.shape[0]
+    m = 1
+    for d in a.shape[:-1]:
+        m *= d
+    a2 = a.reshape(m, k)
     kb, nb = -(-k // 128), -(-n // 128)
     ka = "block" if mode == "blockwise" else classify_scale_a(scale_a, m, kb)
     kbk = "block" if mode == "blockwise" else classify_scale_b(scale_b, n, nb, kb)

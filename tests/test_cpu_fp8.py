@@ -129,3 +129,12 @@ def test_one_element_scales_follow_a_forced_blockwise_config():
 def test_quantize_empty(granularity):
     q, s = quantize_fp8(torch.randn(3, 0), granularity)
     assert q.shape == (3, 0) and torch.isfinite(s).all()
+
+
+@pytest.mark.parametrize("scales", ["tensor", "row_col", "blockwise"])
+def test_k_zero(scales):
+    """K = 0: act(bias) + beta * residual."""
+    p = make_scaled_problem(3, 130, 0, "cpu", scales=scales, bias="f32", residual=True, activation="gelu")
+    out = cutlass_gemm.scaled_mm(*p.args(), **p.kwargs())
+    want = torch.nn.functional.gelu(p.bias) + p.residual.float()
+    torch.testing.assert_close(out, want.to(torch.bfloat16))
