@@ -275,7 +275,8 @@ Activation check_epilogue(const char* op, const Tensor& a, int64_t n, const std:
     if (bias->dim() != 1 || bias->size(0) != n)
       fail(op, "expected bias of shape [N] = [" + std::to_string(n) + "], got " + shape_str(*bias));
     if (bias->scalar_type() != out_st && bias->scalar_type() != ST::Float)
-      fail(op, "expected bias of dtype " + dtype_name(out_st) + " or float32, got " + dtype_name(bias->scalar_type()));
+      fail(op, "expected bias of dtype " + (out_st == ST::Float ? std::string("float32") : dtype_name(out_st) + " or float32") +
+                   ", got " + dtype_name(bias->scalar_type()));
     check_device(op, "bias", *bias, a);
   }
   if (residual) {
@@ -596,12 +597,14 @@ int64_t device_arch(int64_t device) { return device_info(int(device)).arch; }
 }  // namespace
 }  // namespace cutlass_gemm
 
+// Tensors are positional (register_autograd takes no keyword-only Tensor); the Python wrappers
+// make everything after b (scale_b) keyword-only.
 STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def(
-      "gemm(Tensor a, Tensor b, *, Tensor? bias=None, Tensor? residual=None, str activation=\"none\", "
+      "gemm(Tensor a, Tensor b, Tensor? bias=None, Tensor? residual=None, *, str activation=\"none\", "
       "float alpha=1.0, float beta=1.0, ScalarType? out_dtype=None, str config=\"\") -> Tensor");
   m.def(
-      "scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, *, Tensor? bias=None, Tensor? residual=None, "
+      "scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, Tensor? residual=None, *, "
       "str activation=\"none\", float beta=1.0, ScalarType? out_dtype=None, str accumulate=\"accurate\", "
       "str config=\"\") -> Tensor");
   m.def("_set_selection_table(Tensor rules) -> ()");

@@ -11,7 +11,11 @@ from .quantize import quantize_fp8
 from . import configs
 from ._reference import gemm_reference, scaled_mm_reference
 
+from . import _autograd, nn
+from .nn import convert
+
+_autograd.register()
 configs._init()
 
-__all__ = ["gemm", "scaled_mm", "quantize_fp8", "gemm_reference", "scaled_mm_reference", "configs", "kernel_table"]
+__all__ = ["gemm", "scaled_mm", "quantize_fp8", "gemm_reference", "scaled_mm_reference", "configs", "kernel_table", "nn", "convert"]
 __version__ = "0.1.0"

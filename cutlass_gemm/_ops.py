@@ -62,7 +62,7 @@ _check_build()
 
 
 @torch.library.register_fake("cutlass_gemm::gemm")
-def _gemm_fake(a, b, *, bias=None, residual=None, activation="none", alpha=1.0, beta=1.0, out_dtype=None, config=""):
+def _gemm_fake(a, b, bias=None, residual=None, *, activation="none", alpha=1.0, beta=1.0, out_dtype=None, config=""):
     shape, dtype = check_gemm(a, b, bias, residual, activation, out_dtype, config)
     return a.new_empty(shape, dtype=dtype)
 
@@ -71,7 +71,7 @@ torch.library.register_kernel("cutlass_gemm::gemm", "cpu", gemm_cpu)
 
 
 @torch.library.register_fake("cutlass_gemm::scaled_mm")
-def _scaled_mm_fake(a, b, scale_a, scale_b, *, bias=None, residual=None, activation="none", beta=1.0, out_dtype=None,
+def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, residual=None, *, activation="none", beta=1.0, out_dtype=None,
                     accumulate="accurate", config=""):
     shape, dtype, _ = check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtype, accumulate, config)
     return a.new_empty(shape, dtype=dtype)

@@ -64,7 +64,8 @@ def _check_epilogue(op, a, n, out_shape, out, bias, residual, activation) -> Non
         if bias.dim() != 1 or bias.shape[0] != n:
             fail(op, f"expected bias of shape [N] = [{n}], got {shape_str(bias.shape)}")
         if bias.dtype not in (out, torch.float32):
-            fail(op, f"expected bias of dtype {dtype_name(out)} or float32, got {dtype_name(bias.dtype)}")
+            want = "float32" if out == torch.float32 else f"{dtype_name(out)} or float32"
+            fail(op, f"expected bias of dtype {want}, got {dtype_name(bias.dtype)}")
         if bias.device != a.device:
             fail(op, f"expected bias on {device_str(a)} (the device of a), got {device_str(bias)}")
     if residual is not None:

@@ -222,7 +222,7 @@ BAD_GEMM_INPUTS: List[BadCase] = [
      "cutlass_gemm.gemm: expected bias of dtype bfloat16 or float32, got float16"),
     ("bias_dtype_f32out", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)),
                                      {"bias": _t(4, device=d), "out_dtype": F32}),
-     "cutlass_gemm.gemm: expected bias of dtype float32 or float32, got bfloat16"),
+     "cutlass_gemm.gemm: expected bias of dtype float32, got bfloat16"),
     ("residual_shape", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(8, 5, device=d)}),
      "cutlass_gemm.gemm: expected residual of shape [8, 4] (the output's), got [8, 5]"),
     ("residual_shape_3d", lambda d: ((_t(2, 3, 16, device=d), _t(4, 16, device=d)), {"residual": _t(6, 4, device=d)}),

@@ -18,7 +18,7 @@ ACTS = list(kt.ACTIVATIONS)
 def test_schema():
     schema = str(torch.ops.cutlass_gemm.gemm.default._schema)
     assert schema == (
-        "cutlass_gemm::gemm(Tensor a, Tensor b, *, Tensor? bias=None, Tensor? residual=None, "
+        "cutlass_gemm::gemm(Tensor a, Tensor b, Tensor? bias=None, Tensor? residual=None, *, "
         "str activation=\"none\", float alpha=1., float beta=1., ScalarType? out_dtype=None, "
         "str config=\"\") -> Tensor"
     )

@@ -11,8 +11,8 @@ from gemm_checks import BAD_SCALED_MM_INPUTS, GRANULARITY, check_scaled_result, 
 
 def test_schema():
     assert str(torch.ops.cutlass_gemm.scaled_mm.default._schema) == (
-        "cutlass_gemm::scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, *, Tensor? bias=None, "
-        "Tensor? residual=None, str activation=\"none\", float beta=1., ScalarType? out_dtype=None, "
+        "cutlass_gemm::scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, Tensor? bias=None, "
+        "Tensor? residual=None, *, str activation=\"none\", float beta=1., ScalarType? out_dtype=None, "
         "str accumulate=\"accurate\", str config=\"\") -> Tensor"
     )
     # Functional: no argument is mutated or aliased by the output.
