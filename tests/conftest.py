@@ -6,6 +6,9 @@ import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))  # tests/gemm_checks.py
+# The repo root last: `bench` is found there, while an installed cutlass_gemm (CI tests the
+# installed wheel) still wins over the source tree, which has no compiled extension.
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _gpu_arch() -> int:
