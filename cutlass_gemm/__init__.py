@@ -13,9 +13,10 @@ from ._reference import gemm_reference, scaled_mm_reference
 
 from . import _autograd, nn
 from .nn import convert
+from .autotune import tune
 
 _autograd.register()
 configs._init()
 
-__all__ = ["gemm", "scaled_mm", "quantize_fp8", "gemm_reference", "scaled_mm_reference", "configs", "kernel_table", "nn", "convert"]
+__all__ = ["gemm", "scaled_mm", "quantize_fp8", "gemm_reference", "scaled_mm_reference", "configs", "kernel_table", "nn", "convert", "tune"]
 __version__ = "0.1.0"

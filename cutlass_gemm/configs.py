@@ -216,8 +216,13 @@ def current_arch() -> int:
 
 
 def _init() -> None:
+    """At import: rules from $CUTLASS_GEMM_CONFIG_FILE if set, else the tuned cache if it matches
+    this GPU, version and table (cutlass_gemm.tune writes it), else the shipped defaults."""
     path = os.environ.get(CONFIG_FILE_ENV)
     if path:
         load(path)
-    else:
+        return
+    from .autotune import load_cache
+
+    if not load_cache():
         push()

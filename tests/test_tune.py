@@ -1,0 +1,73 @@
+"""cutlass_gemm.tune and its persistent cache."""
+
+import json
+
+import pytest
+import torch
+
+import cutlass_gemm
+from cutlass_gemm import autotune as tune
+from cutlass_gemm import configs
+from conftest import GPU_ARCH
+
+
+def test_rules_from_winners_split_at_midpoints():
+    w = {(8192, 8192): {1: "sm90_bf16_t64x128x64_c1x1_pingpong", 128: "sm90_bf16_t128x128x64_c1x1_coop",
+                        4096: "sm90_bf16_t128x256x64_c2x1_coop"}}
+    rules = tune.rules_from_winners(w)
+    assert [(r.kernel, r.m) for r in rules] == [
+        ("sm90_bf16_t64x128x64_c1x1_pingpong", (1, 64)),
+        ("sm90_bf16_t128x128x64_c1x1_coop", (65, 2112)),
+        ("sm90_bf16_t128x256x64_c2x1_coop", (2113, configs.INF)),
+    ]
+    assert all(r.n == (8192, 8192) and r.k == (8192, 8192) for r in rules)
+
+
+def test_cache_round_trip_and_rejections(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUTLASS_GEMM_CACHE_DIR", str(tmp_path))
+    rule = configs.Rule("sm90_bf16_t128x128x64_c1x1_coop", m=(1, 100), n=(512, 512), k=(256, 256))
+    path = tune.write_cache([rule])
+    try:
+        assert tune.load_cache() == 1
+        assert configs.explain(50, 512, 256, torch.bfloat16, arch=90).kernel == rule.kernel
+        # Written for another GPU: ignored with a warning.
+        data = json.loads(open(path).read())
+        data["gpu"] = "some other GPU"
+        open(path, "w").write(json.dumps(data))
+        with pytest.warns(UserWarning, match="written for another gpu"):
+            assert tune.load_cache() == 0
+        # Corrupt: ignored with a warning.
+        open(path, "w").write("{not json")
+        with pytest.warns(UserWarning, match="unreadable"):
+            assert tune.load_cache() == 0
+        # Unknown kernel name (a stale table would also change the key): ignored.
+        data["gpu"] = tune._cache_key()["gpu"]
+        data["rules"] = [{"kernel": "sm90_gone", "m": [1, 2], "n": [1, 2], "k": [1, 2]}]
+        open(path, "w").write(json.dumps(data))
+        with pytest.warns(UserWarning, match="unreadable"):
+            assert tune.load_cache() == 0
+    finally:
+        configs.clear_rules()
+
+
+@pytest.mark.skipif(bool(GPU_ARCH), reason="checks the no-GPU error")
+def test_tune_needs_a_gpu():
+    with pytest.raises(RuntimeError, match="needs an SM90/SM100 GPU"):
+        cutlass_gemm.tune([(16, 64, 64)])
+
+
+@pytest.mark.gpu
+def test_tune_on_gpu(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUTLASS_GEMM_CACHE_DIR", str(tmp_path))
+    try:
+        rules = cutlass_gemm.tune([(16, 1024, 512), (1024, 1024, 512)], torch.bfloat16, verbose=True)
+        assert len(rules) == 2 and tune.load_cache() == 2
+        for m in (16, 1024):
+            assert configs.explain(m, 1024, 512, torch.bfloat16).reason.endswith("(tuned)")
+        a = torch.randn(16, 512, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(1024, 512, device="cuda", dtype=torch.bfloat16)
+        torch.testing.assert_close(cutlass_gemm.gemm(a, b), (a.float() @ b.float().t()).bfloat16(), rtol=2e-2, atol=2e-2)
+        rules = cutlass_gemm.tune([(64, 2048, 1024)], torch.float8_e4m3fn, scale="blockwise")
+        assert rules[0].spec.scale == "blockwise"
+    finally:
+        configs.clear_rules()
