@@ -1,7 +1,7 @@
 """Build cutlass_gemm: CUTLASS kernel units through our own ninja step (each unit compiled only
 for the arch in its filename suffix), linked with the stable-ABI glue into one abi3 extension.
 
-    pip install --no-build-isolation .          # needs a CUDA build of torch, nvcc, CUTLASS headers
+    pip install --no-build-isolation -e .          # needs a CUDA build of torch, nvcc, CUTLASS headers
 
 Environment knobs:
     CUTLASS_GEMM_ARCHS    archs to build, e.g. "90a" or "90a;100a" (default "90a;100a")

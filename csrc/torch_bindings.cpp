@@ -345,6 +345,10 @@ Tensor run_problem(const char* op, int id, const Problem& c, const Tensor& a, co
   const int64_t out_align = c.out == DType::kF32 ? 4 : 8;
   const int64_t kp = round_up(c.k > 0 ? c.k : 1, k_align);
   const int64_t np = round_up(c.n, out_align);
+  constexpr int64_t kMaxDim = 2147483647;  // CUTLASS problem shapes are int (strides are int64)
+  if (c.m > kMaxDim || np > kMaxDim || kp > kMaxDim)
+    fail(op, "expected M, N and K each at most 2147483647, got M = " + std::to_string(c.m) + ", N = " +
+                 std::to_string(c.n) + ", K = " + std::to_string(c.k));
   Operand2D A = as_tma_operand(flatten_rows(a, c.m, c.k), kp, k_align);
   Operand2D B = as_tma_operand(b, kp, k_align);
   std::optional<Operand2D> R;

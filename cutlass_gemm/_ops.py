@@ -17,7 +17,7 @@ try:
 except ImportError as e:  # pragma: no cover - depends on the install
     raise ImportError(
         f"cutlass_gemm: the compiled extension failed to load ({e}). Build it with "
-        "`pip install --no-build-isolation .` against a CUDA build of torch (see README)."
+        "`pip install --no-build-isolation -e .` against a CUDA build of torch (see README)."
     ) from e
 
 try:
@@ -38,7 +38,7 @@ def _check_build() -> None:
     if built != _table_hash([k.name for k in kt.KERNELS]):
         raise ImportError(
             "cutlass_gemm: the compiled extension was built from a different kernel_table.py; rebuild it "
-            "(`python tools/generate.py && pip install --no-build-isolation .`)"
+            "(`python tools/generate.py && pip install --no-build-isolation -e .`)"
         )
     if _build_info is not None and torch.version.cuda is not None:
         want, have = _build_info.CUDA_VERSION.split(".")[0], torch.version.cuda.split(".")[0]
