@@ -9,7 +9,7 @@ import cutlass_gemm
 from cutlass_gemm import configs
 from cutlass_gemm import kernel_table as kt
 from conftest import GPU_ARCH
-from gemm_checks import (BAD_SCALED_MM_INPUTS, DEEPSEEK_V3_NK, LLAMA3_70B_NK, ODD, check_scaled_result,
+from gemm_checks import (BAD_SCALED_MM_INPUTS, DEEPSEEK_V3_NK, LLAMA3_70B_NK, ODD, SQUARE, check_scaled_result,
                          make_scaled_problem)
 
 pytestmark = pytest.mark.gpu
@@ -61,6 +61,15 @@ def test_deepseek_v3_selected(m, nk, scales, accumulate):
     p = make_scaled_problem(m, n, k, DEV, scales=scales, accumulate=accumulate, bias="out", activation="gelu_tanh",
                             residual=True)
     run_and_check(p, f"deepseek_v3 {m}x{n}x{k} {scales} {accumulate}")
+
+
+@pytest.mark.parametrize("accumulate", ["accurate", "fast"])
+@pytest.mark.parametrize("scales", ["tensor", "row_col", "blockwise"])
+@pytest.mark.parametrize("mnk", SQUARE, ids=[str(s[0]) for s in SQUARE])
+def test_square_selected(mnk, scales, accumulate):
+    p = make_scaled_problem(*mnk, DEV, scales=scales, accumulate=accumulate, bias="out", activation="gelu_tanh",
+                            residual=True)
+    run_and_check(p, f"square {mnk[0]} {scales} {accumulate}")
 
 
 @pytest.mark.parametrize("scales", ["tensor", "row_col", "blockwise"])
