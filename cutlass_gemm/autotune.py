@@ -8,6 +8,18 @@ other shapes keep the shipped defaults. The cache (`$CUTLASS_GEMM_CACHE_DIR/tune
 `~/.cache/cutlass_gemm/`) is keyed by GPU name, library version and kernel-table hash: a cache
 written for another GPU, version or table, or a corrupt file, is ignored with a warning. Tuning
 never runs during CUDA-graph capture or inside a compiled graph (it raises there).
+
+The cache file never breaks user code:
+- Writers (several processes tuning at once) merge: under an exclusive lock on `tuned.json.lock`
+  (fcntl.flock; released by the OS if a writer dies) each reads the file, keeps the entries it
+  does not replace (same family and N/K ranges: the newest writer wins) and writes the merged
+  file to a temp file in the same directory, fsyncs it and `os.replace`s it over the old one.
+  Readers take no lock: they see the old file or the new one, never a partial one. Where the
+  lock is unavailable (no fcntl, or not acquired within LOCK_TIMEOUT_S) the last writer wins.
+- A read-only or otherwise unwritable location: `tune()` keeps its rules for this process and
+  warns that they were not saved.
+- A missing, corrupt, truncated or foreign file (another GPU name, version or table; unknown
+  kernels; malformed ranges): ignored with a warning, the shipped defaults stay in force.
 """
 
 from __future__ import annotations
@@ -16,7 +28,11 @@ import json
 import os
 import statistics
 import tempfile
+import threading
+import time
 import warnings
+from contextlib import contextmanager
+from dataclasses import asdict
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import torch
@@ -33,12 +49,20 @@ def cache_path() -> str:
     return os.path.join(base, "tuned.json")
 
 
+def _gpu_name() -> str:
+    """The current device's name; "cpu" without CUDA, "unknown" when the query fails (the cache
+    then only matches files written under the same failure, never another GPU's)."""
+    try:
+        return torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
+    except Exception:  # a broken driver must not break import
+        return "unknown"
+
+
 def _cache_key() -> Dict[str, object]:
     from . import __version__
     from ._ops import _table_hash
 
-    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu"
-    return {"version": CACHE_VERSION, "gpu": gpu, "library": __version__, "table": _table_hash(configs.kernels())}
+    return {"version": CACHE_VERSION, "gpu": _gpu_name(), "library": __version__, "table": _table_hash(configs.kernels())}
 
 
 def event_timer(fn: Callable[[], object], warmup: int = 3, reps: int = 10) -> float:
@@ -141,36 +165,144 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
     return new
 
 
-def write_cache(rules: Sequence[configs.Rule], path: Optional[str] = None) -> str:
-    """Atomically write the cache (key + rules)."""
-    from dataclasses import asdict
+LOCK_TIMEOUT_S = 30.0
+_thread_lock = threading.Lock()  # flock excludes other processes; this, other threads of this one
 
+
+@contextmanager
+def _file_lock(path: str, timeout: float = LOCK_TIMEOUT_S):
+    """Exclusive advisory lock on `path` (created if needed). Yields True if held; False where
+    locking is unavailable or timed out (the caller then writes without it: last writer wins)."""
+    with _thread_lock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            yield False
+            return
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            deadline = time.monotonic() + timeout
+            held = False
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    held = True
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.01)
+            try:
+                yield held
+            finally:
+                if held:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+
+def atomic_write_json(path: str, data: object) -> None:
+    """Write JSON to `path` atomically: a temp file in the same directory, fsynced, then
+    os.replace (readers see the old or the new file, never a partial one). Raises OSError."""
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, indent=1)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; the cache is as readable as any other file
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _rule_key(r: configs.Rule):
+    return (r.spec.family, r.n, r.k)
+
+
+def _int_pair(v, what: str) -> Tuple[int, int]:
+    if not (isinstance(v, (list, tuple)) and len(v) == 2 and all(type(x) is int for x in v)):
+        raise ValueError(f"{what}: expected [lo, hi] integers, got {v!r}")
+    if not (0 <= v[0] <= v[1] <= configs.INF):
+        raise ValueError(f"{what}: expected 0 <= lo <= hi <= 2**62, got {v!r}")
+    return (v[0], v[1])
+
+
+def _parse(data: object) -> List[configs.Rule]:
+    """The rules of a cache file's JSON, or ValueError saying what is wrong with it."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {type(data).__name__}")
+    raw = data.get("rules")
+    if not isinstance(raw, list):
+        raise ValueError(f"expected a list under 'rules', got {type(raw).__name__}")
+    rules = []
+    for i, r in enumerate(raw):
+        if not isinstance(r, dict) or not isinstance(r.get("kernel"), str):
+            raise ValueError(f"rule {i}: expected an object with a 'kernel' name, got {r!r}")
+        rules.append(configs.Rule(r["kernel"], *(_int_pair(r.get(ax), f"rule {i} {ax}") for ax in ("m", "n", "k"))))
+    return rules
+
+
+def _stale_fields(data: dict, key: Dict[str, object]) -> List[str]:
+    return [f for f in key if data.get(f) != key[f]]
+
+
+def write_cache(rules: Sequence[configs.Rule], path: Optional[str] = None, *, merge: bool = True) -> Optional[str]:
+    """Write the cache (key + rules) atomically and return its path; None (with a warning) when
+    the location is not writable. merge: keep the file's entries (written by other processes
+    for this GPU, version and table) that `rules` do not replace, under an exclusive file lock."""
     path = path or cache_path()
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    data = dict(_cache_key(), rules=[asdict(r) for r in rules])
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path) or ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=1)
-    os.replace(tmp, path)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        key = _cache_key()
+        with _file_lock(path + ".lock"):
+            out = list(rules)
+            if merge:
+                out += [r for r in _read_mergeable(path, key) if _rule_key(r) not in {_rule_key(x) for x in out}]
+            atomic_write_json(path, dict(key, rules=[asdict(r) for r in out]))
+    except OSError as e:
+        warnings.warn(f"cutlass_gemm: could not save the tuned cache to {path} ({e}); the tuned rules stay in "
+                      "force for this process only (set CUTLASS_GEMM_CACHE_DIR to a writable directory)", stacklevel=2)
+        return None
     return path
 
 
-def load_cache(path: Optional[str] = None) -> int:
-    """Load the cache if it exists and matches this GPU, version and table; else warn and skip."""
-    path = path or cache_path()
-    if not os.path.exists(path):
-        return 0
+def _read_mergeable(path: str, key: Dict[str, object]) -> List[configs.Rule]:
+    """Rules of the current file when it is readable and has this key; else nothing (replaced)."""
     try:
         with open(path) as fh:
             data = json.load(fh)
-        key = _cache_key()
-        stale = [f for f in key if data.get(f) != key[f]]
-        if stale:
-            warnings.warn(f"cutlass_gemm: ignoring tuned cache {path}: written for another {', '.join(stale)}")
+        if not isinstance(data, dict) or _stale_fields(data, key):
+            return []
+        return _parse(data)
+    except (OSError, ValueError):  # missing, unreadable or corrupt: the new file replaces it
+        return []
+
+
+def load_cache(path: Optional[str] = None) -> int:
+    """Load the cache if it exists and matches this GPU, version and table; else warn and skip.
+    Never raises: a bad cache must not break `import cutlass_gemm`."""
+    try:
+        path = path or cache_path()
+        if not os.path.exists(path):
             return 0
-        rules = [configs.Rule(r["kernel"], tuple(r["m"]), tuple(r["n"]), tuple(r["k"])) for r in data["rules"]]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        warnings.warn(f"cutlass_gemm: ignoring unreadable tuned cache {path}: {e}")
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read().decode("utf-8"))
+        key = _cache_key()
+        stale = _stale_fields(data, key) if isinstance(data, dict) else []
+        if stale:
+            warnings.warn(f"cutlass_gemm: ignoring tuned cache {path}: written for another {', '.join(stale)}",
+                          stacklevel=2)
+            return 0
+        rules = _parse(data)
+        configs.flatten(rules)  # the table C++ reads: fails here, not half-installed
+    except Exception as e:  # OSError, ValueError (JSON, UTF-8, rules), anything else: ignore the file
+        warnings.warn(f"cutlass_gemm: ignoring unreadable tuned cache {path}: {type(e).__name__}: {e}", stacklevel=2)
         return 0
     with configs._lock:
         configs._tuned_rules[:] = rules

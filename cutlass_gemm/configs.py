@@ -125,6 +125,7 @@ def load(path: str) -> int:
         data = json.load(fh)
     loaded = [Rule(r["kernel"], tuple(r.get("m", (1, INF))), tuple(r.get("n", (1, INF))), tuple(r.get("k", (0, INF))))
               for r in data.get("rules", [])]
+    flatten(loaded)  # out-of-range values fail here, before anything is installed
     with _lock:
         _tuned_rules[:] = loaded
     push()
@@ -135,8 +136,9 @@ def save(path: str, rules_: Optional[Iterable[Rule]] = None) -> None:
     """Write rules (default: the user and tuned rules) in the format `load` reads."""
     with _lock:
         out = list(rules_) if rules_ is not None else list(_user_rules) + list(_tuned_rules)
-    with open(path, "w") as fh:
-        json.dump({"rules": [asdict(r) for r in out]}, fh, indent=1)
+    from .autotune import atomic_write_json  # temp file + os.replace: never a partial file
+
+    atomic_write_json(path, {"rules": [asdict(r) for r in out]})
 
 
 def flatten(rule_list: Sequence[Rule]) -> torch.Tensor:
@@ -216,12 +218,18 @@ def current_arch() -> int:
 
 
 def _init() -> None:
-    """At import: rules from $CUTLASS_GEMM_CONFIG_FILE if set, else the tuned cache if it matches
-    this GPU, version and table (cutlass_gemm.tune writes it), else the shipped defaults."""
+    """At import: rules from $CUTLASS_GEMM_CONFIG_FILE if set (a bad file warns and is ignored),
+    else the tuned cache if it matches this GPU, version and table (cutlass_gemm.tune writes it),
+    else the shipped defaults."""
     path = os.environ.get(CONFIG_FILE_ENV)
     if path:
-        load(path)
-        return
+        try:
+            load(path)
+            return
+        except Exception as e:  # a bad file must not break import: warn, go on as if unset
+            import warnings
+
+            warnings.warn(f"cutlass_gemm: ignoring {CONFIG_FILE_ENV}={path}: {type(e).__name__}: {e}", stacklevel=3)
     from .autotune import load_cache
 
     if not load_cache():
