@@ -11,12 +11,13 @@ from .quantize import quantize_fp8
 from . import configs
 from ._reference import gemm_reference, scaled_mm_reference
 
-from . import _autograd, nn
+from . import _autograd, distributed, nn
 from .nn import convert
 from .autotune import tune
 
 _autograd.register()
 configs._init()
+distributed._install()  # DTensor sharding rules, once torch.distributed.tensor is imported
 
-__all__ = ["gemm", "scaled_mm", "quantize_fp8", "gemm_reference", "scaled_mm_reference", "configs", "kernel_table", "nn", "convert", "tune"]
+__all__ = ["gemm", "scaled_mm", "quantize_fp8", "gemm_reference", "scaled_mm_reference", "configs", "kernel_table", "nn", "convert", "tune", "distributed"]
 __version__ = "0.1.0"

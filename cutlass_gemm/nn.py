@@ -13,6 +13,7 @@ from typing import Callable, List, Optional, Tuple
 
 import torch
 
+from . import distributed as _tp
 from . import kernel_table as kt
 from ._ops import gemm, scaled_mm
 from .quantize import quantize_fp8
@@ -46,6 +47,8 @@ class Linear(torch.nn.Linear):
         return m
 
     def forward(self, x: torch.Tensor, residual: Optional[torch.Tensor] = None) -> torch.Tensor:
+        if _tp.is_dtensor(self.weight):  # tensor parallel (see cutlass_gemm.distributed)
+            return _tp.linear_forward(self, x, residual)
         return gemm(x, self.weight, bias=self.bias, residual=residual, activation=self.activation)
 
     def extra_repr(self) -> str:
@@ -56,10 +59,12 @@ class Fp8Linear(torch.nn.Linear):
     """nn.Linear computed in FP8 by cutlass_gemm.scaled_mm.
 
     The weight is quantized once (per output channel, "row", or DeepSeek 128x128 blocks) into
-    the buffers `weight_fp8` / `weight_scale`, refreshed by `quantize_weight()` (and on
-    load_state_dict); activations are quantized on the fly per token ("row") or per 1x128
-    block to match. `weight` stays the high-precision master copy (state_dict compatible with
-    nn.Linear). Output dtype: bfloat16.
+    the attributes `weight_fp8` / `weight_scale`, re-derived by `quantize_weight()`, on
+    load_state_dict and after every `.to()` / `.cuda()` / `.half()` (plain attributes, not
+    buffers: a module-wide dtype cast must not turn them into bf16, and tensor-parallel styles
+    must not replicate them; under TP they are sharded like `weight`); activations are quantized
+    on the fly per token ("row") or per 1x128 block to match. `weight` stays the high-precision
+    master copy (state_dict compatible with nn.Linear). Output dtype: bfloat16.
     """
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None,
@@ -92,15 +97,24 @@ class Fp8Linear(torch.nn.Linear):
     @torch.no_grad()
     def quantize_weight(self) -> None:
         """(Re)quantize `weight` into `weight_fp8` / `weight_scale`."""
-        w8, sw = quantize_fp8(self.weight.detach(), self.weight_granularity)
-        self.register_buffer("weight_fp8", w8, persistent=False)
-        self.register_buffer("weight_scale", sw, persistent=False)
+        if _tp.is_dtensor(self.weight):  # sharded by a TP style: shard the FP8 copy the same way
+            w8, sw = _tp.quantize_weight_sharded(self.weight.detach(), self.weight_granularity)
+        else:
+            w8, sw = quantize_fp8(self.weight.detach(), self.weight_granularity)
+        self.weight_fp8, self.weight_scale = w8, sw
+
+    def _apply(self, fn, recurse=True):
+        super()._apply(fn, recurse)
+        self.quantize_weight()  # the FP8 copy follows the moved/cast master weight
+        return self
 
     def _load_from_state_dict(self, *args, **kwargs):
         super()._load_from_state_dict(*args, **kwargs)
         self.quantize_weight()  # the FP8 copy follows the loaded master weight
 
     def forward(self, x: torch.Tensor, residual: Optional[torch.Tensor] = None) -> torch.Tensor:
+        if _tp.is_dtensor(self.weight):  # tensor parallel (see cutlass_gemm.distributed)
+            return _tp.fp8_linear_forward(self, x, residual)
         lead = x.shape[:-1]
         x8, sx = quantize_fp8(x.reshape(-1, x.shape[-1]), self.input_granularity)
         bias = self.bias
