@@ -242,18 +242,83 @@ BAD_GEMM_INPUTS: List[BadCase] = [
      "cutlass_gemm.gemm: config 'sm90_f16_t128x128x64_c1x1_coop' does not serve these inputs; configs for "
      "bfloat16 -> bfloat16: "
      + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "bf16", "none"))),
+    # Every other invalid class once more (issue #8): input/output dtypes, shapes, epilogue, config.
+    ("a_fp8", lambda d: ((_t(8, 16, dtype=torch.float8_e4m3fn, device=d), _t(4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected a of dtype bfloat16 or float16, got float8_e4m3fn"),
+    ("a_f64", lambda d: ((_t(8, 16, dtype=torch.float64, device=d), _t(4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected a of dtype bfloat16 or float16, got float64"),
+    ("b_int32", lambda d: ((_t(8, 16, device=d), torch.ones(4, 16, dtype=torch.int32, device=d)), {}),
+     "cutlass_gemm.gemm: expected b of dtype bfloat16 (the dtype of a), got int32"),
+    ("k_mismatch_3d_a", lambda d: ((_t(2, 3, 16, device=d), _t(4, 8, device=d)), {}),
+     "cutlass_gemm.gemm: expected b of shape [N, K] = [*, 16], got [4, 8]"),
+    ("out_dtype_f64", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"out_dtype": torch.float64}),
+     "cutlass_gemm.gemm: expected out_dtype None, bfloat16 or float32 for bfloat16 inputs, got float64"),
+    ("out_dtype_int32", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"out_dtype": torch.int32}),
+     "cutlass_gemm.gemm: expected out_dtype None, bfloat16 or float32 for bfloat16 inputs, got int32"),
+    ("bias_0d", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": _t(device=d)}),
+     "cutlass_gemm.gemm: expected bias of shape [N] = [4], got []"),
+    ("bias_int32", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": torch.ones(4, dtype=torch.int32, device=d)}),
+     "cutlass_gemm.gemm: expected bias of dtype bfloat16 or float32, got int32"),
+    ("residual_1d", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(4, device=d)}),
+     "cutlass_gemm.gemm: expected residual of shape [8, 4] (the output's), got [4]"),
+    ("residual_broadcastable", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(1, 4, device=d)}),
+     "cutlass_gemm.gemm: expected residual of shape [8, 4] (the output's), got [1, 4]"),
+    ("residual_dtype_f32out", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)),
+                                         {"residual": _t(8, 4, device=d), "out_dtype": F32}),
+     "cutlass_gemm.gemm: expected residual of dtype float32 (the output's), got bfloat16"),
+    ("activation_case", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"activation": "GELU"}),
+     "cutlass_gemm.gemm: expected activation one of 'none', 'relu', 'gelu', 'gelu_tanh', 'silu', got 'GELU'"),
+    ("activation_empty", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"activation": ""}),
+     "cutlass_gemm.gemm: expected activation one of 'none', 'relu', 'gelu', 'gelu_tanh', 'silu', got ''"),
+    ("config_fp8_kernel", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)),
+                                     {"config": "sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong"}),
+     "cutlass_gemm.gemm: config 'sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong' does not serve these inputs; "
+     "configs for bfloat16 -> bfloat16: "
+     + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "bf16", "none"))),
+    ("config_bf16out_for_f32out", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)),
+                                             {"config": "sm90_bf16_t128x128x64_c1x1_coop", "out_dtype": F32}),
+     "cutlass_gemm.gemm: config 'sm90_bf16_t128x128x64_c1x1_coop' does not serve these inputs; configs for "
+     "bfloat16 -> float32: "
+     + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "f32", "none"))),
+    ("config_f32out_for_default_out", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)),
+                                                 {"config": "sm90_bf16_f32out_t128x128x64_c1x1_coop"}),
+     "cutlass_gemm.gemm: config 'sm90_bf16_f32out_t128x128x64_c1x1_coop' does not serve these inputs; configs for "
+     "bfloat16 -> bfloat16: "
+     + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "bf16", "none"))),
 ]
 
 
-def device_mismatch_cases(device: str) -> List[BadCase]:
-    """Cases that need two devices (CUDA only): an operand on the CPU."""
+def device_mismatch_cases(device: str, other: str = "cpu") -> List[BadCase]:
+    """Cases that need two devices (CUDA only): one operand on `other` (the CPU, or a second GPU)."""
+    o = other
     return [
-        ("b_on_cpu", lambda d: ((_t(8, 16, device=d), _t(4, 16)), {}),
-         f"cutlass_gemm.gemm: expected b on {device} (the device of a), got cpu"),
-        ("bias_on_cpu", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": _t(4)}),
-         f"cutlass_gemm.gemm: expected bias on {device} (the device of a), got cpu"),
-        ("residual_on_cpu", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(8, 4)}),
-         f"cutlass_gemm.gemm: expected residual on {device} (the device of a), got cpu"),
+        (f"b_on_{o}", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=o)), {}),
+         f"cutlass_gemm.gemm: expected b on {device} (the device of a), got {o}"),
+        (f"a_on_{o}", lambda d: ((_t(8, 16, device=o), _t(4, 16, device=d)), {}),
+         f"cutlass_gemm.gemm: expected b on {o} (the device of a), got {device}"),
+        (f"bias_on_{o}", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"bias": _t(4, device=o)}),
+         f"cutlass_gemm.gemm: expected bias on {device} (the device of a), got {o}"),
+        (f"residual_on_{o}", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"residual": _t(8, 4, device=o)}),
+         f"cutlass_gemm.gemm: expected residual on {device} (the device of a), got {o}"),
+    ]
+
+
+def scaled_device_mismatch_cases(device: str, other: str = "cpu") -> List[BadCase]:
+    """scaled_mm: b, either scale, bias or residual on `other` (the CPU, or a second GPU)."""
+    o = other
+    return [
+        (f"b_on_{o}", lambda d: _mm(d, b=_f8(4, 256, device=o)),
+         f"cutlass_gemm.scaled_mm: expected b on {device} (the device of a), got {o}"),
+        (f"a_on_{o}", lambda d: _mm(d, a=_f8(8, 256, device=o)),
+         f"cutlass_gemm.scaled_mm: expected b on {o} (the device of a), got {device}"),
+        (f"scale_a_on_{o}", lambda d: _mm(d, sa=_s(1, device=o)),
+         f"cutlass_gemm.scaled_mm: expected scale_a on {device} (the device of a), got {o}"),
+        (f"scale_b_row_on_{o}", lambda d: _mm(d, sb=_s(4, 1, device=o)),
+         f"cutlass_gemm.scaled_mm: expected scale_b on {device} (the device of a), got {o}"),
+        (f"bias_on_{o}", lambda d: _mm(d, bias=_t(4, device=o)),
+         f"cutlass_gemm.scaled_mm: expected bias on {device} (the device of a), got {o}"),
+        (f"residual_on_{o}", lambda d: _mm(d, residual=_t(8, 4, device=o)),
+         f"cutlass_gemm.scaled_mm: expected residual on {device} (the device of a), got {o}"),
     ]
 
 
@@ -324,4 +389,72 @@ BAD_SCALED_MM_INPUTS: List[BadCase] = [
      "cutlass_gemm.scaled_mm: config 'sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong' does not serve these "
      "inputs; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 (tensor_row_col, fast): "
      + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "fast"))),
+    # Every other invalid class once more (issue #8).
+    ("a_0d", lambda d: _mm(d, a=_f8(device=d)),
+     "cutlass_gemm.scaled_mm: expected a of shape [..., K] (at least 1-D), got []"),
+    ("a_f32", lambda d: _mm(d, a=_t(8, 256, dtype=F32, device=d)),
+     "cutlass_gemm.scaled_mm: expected a of dtype float8_e4m3fn or float8_e5m2, got float32"),
+    ("b_3d", lambda d: _mm(d, b=_f8(1, 4, 256, device=d)),
+     "cutlass_gemm.scaled_mm: expected b of shape [N, K] (2-D), got [1, 4, 256]"),
+    ("k_mismatch_3d_a", lambda d: _mm(d, a=_f8(2, 4, 256, device=d), b=_f8(4, 255, device=d)),
+     "cutlass_gemm.scaled_mm: expected b of shape [N, K] = [*, 256], got [4, 255]"),
+    ("b_int8", lambda d: _mm(d, b=torch.ones(4, 256, dtype=torch.int8, device=d)),
+     "cutlass_gemm.scaled_mm: expected b of dtype float8_e4m3fn or float8_e5m2, got int8"),
+    ("scale_a_int32", lambda d: _mm(d, sa=torch.ones(1, dtype=torch.int32, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_a of dtype float32, got int32"),
+    ("scale_b_bf16_row", lambda d: _mm(d, sb=_s(4, 1, device=d, dtype=torch.bfloat16)),
+     "cutlass_gemm.scaled_mm: expected scale_b of dtype float32, got bfloat16"),
+    ("scale_a_row_as_column", lambda d: _mm(d, sa=_s(1, 8, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_a of shape [1] (per-tensor), [M, 1] = [8, 1] (per-row) or "
+     "[M, ceil(K/128)] = [8, 2] (blockwise 1x128), got [1, 8]"),
+    ("scale_a_block_wrong_kb", lambda d: _mm(d, sa=_s(8, 3, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_a of shape [1] (per-tensor), [M, 1] = [8, 1] (per-row) or "
+     "[M, ceil(K/128)] = [8, 2] (blockwise 1x128), got [8, 3]"),
+    ("scale_a_empty", lambda d: _mm(d, sa=_s(0, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_a of shape [1] (per-tensor), [M, 1] = [8, 1] (per-row) or "
+     "[M, ceil(K/128)] = [8, 2] (blockwise 1x128), got [0]"),
+    ("scale_a_3d", lambda d: _mm(d, sa=_s(8, 1, 1, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_a of shape [1] (per-tensor), [M, 1] = [8, 1] (per-row) or "
+     "[M, ceil(K/128)] = [8, 2] (blockwise 1x128), got [8, 1, 1]"),
+    ("scale_b_col_wrong_n", lambda d: _mm(d, sb=_s(5, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_b of shape [1] (per-tensor), [N, 1] = [4, 1] (per-column) or "
+     "[ceil(N/128), ceil(K/128)] = [1, 2] (blockwise 128x128), got [5]"),
+    ("scale_b_block_wrong_nb", lambda d: _mm(d, sa=_s(8, 2, device=d), sb=_s(2, 2, device=d)),
+     "cutlass_gemm.scaled_mm: expected scale_b of shape [1] (per-tensor), [N, 1] = [4, 1] (per-column) or "
+     "[ceil(N/128), ceil(K/128)] = [1, 2] (blockwise 128x128), got [2, 2]"),
+    ("out_dtype_f32", lambda d: _mm(d, out_dtype=F32),
+     "cutlass_gemm.scaled_mm: expected out_dtype None or bfloat16 for float8_e4m3fn x float8_e4m3fn inputs, "
+     "got float32"),
+    ("out_dtype_fp8", lambda d: _mm(d, out_dtype=E4),
+     "cutlass_gemm.scaled_mm: expected out_dtype None or bfloat16 for float8_e4m3fn x float8_e4m3fn inputs, "
+     "got float8_e4m3fn"),
+    ("bias_2d", lambda d: _mm(d, bias=_t(1, 4, device=d)),
+     "cutlass_gemm.scaled_mm: expected bias of shape [N] = [4], got [1, 4]"),
+    ("bias_dtype", lambda d: _mm(d, bias=_t(4, dtype=F16, device=d)),
+     "cutlass_gemm.scaled_mm: expected bias of dtype bfloat16 or float32, got float16"),
+    ("residual_shape", lambda d: _mm(d, residual=_t(8, 5, device=d)),
+     "cutlass_gemm.scaled_mm: expected residual of shape [8, 4] (the output's), got [8, 5]"),
+    ("residual_shape_3d", lambda d: _mm(d, a=_f8(2, 4, 256, device=d), residual=_t(8, 4, device=d)),
+     "cutlass_gemm.scaled_mm: expected residual of shape [2, 4, 4] (the output's), got [8, 4]"),
+    ("config_unknown", lambda d: _mm(d, config="fastest"),
+     "cutlass_gemm.scaled_mm: unknown config 'fastest'; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 "
+     "(tensor_row_col, promoted): " + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "promoted"))),
+    ("config_16bit_kernel", lambda d: _mm(d, config="sm90_bf16_t128x128x64_c1x1_coop"),
+     "cutlass_gemm.scaled_mm: config 'sm90_bf16_t128x128x64_c1x1_coop' does not serve these inputs; configs for "
+     "float8_e4m3fn x float8_e4m3fn -> bfloat16 (tensor_row_col, promoted): "
+     + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "promoted"))),
+    ("config_blockwise_with_row_scales", lambda d: _mm(d, sa=_s(8, 1, device=d), sb=_s(4, 1, device=d),
+                                                       config="sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop"),
+     "cutlass_gemm.scaled_mm: config 'sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop' does not serve these "
+     "inputs; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 (tensor_row_col, promoted): "
+     + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "promoted"))),
+    ("config_scaled_for_blockwise", lambda d: _mm(d, sa=_s(8, 2, device=d), sb=_s(1, 2, device=d), accumulate="fast",
+                                                  config="sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong"),
+     "cutlass_gemm.scaled_mm: config 'sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong' does not serve these "
+     "inputs; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 (blockwise, promoted): "
+     + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "blockwise", "promoted"))),
+    ("config_mixed_for_e4m3", lambda d: _mm(d, config="sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop"),
+     "cutlass_gemm.scaled_mm: config 'sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop' does not serve these "
+     "inputs; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 (tensor_row_col, promoted): "
+     + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "promoted"))),
 ]
