@@ -1,0 +1,248 @@
+"""End to end: a Llama-style model from a `transformers` config (random weights, nothing
+downloaded), converted with `cutlass_gemm.convert` to bf16 Linear and to Fp8Linear (per-channel
+"row" and DeepSeek "128x128" weights), eager and under `torch.compile(fullgraph=True)`.
+
+References (logits, relative Frobenius error):
+  * bf16: the same model in float64 (the error floor of bf16 itself is measured with the
+    unconverted bf16 model: the converted one must not be worse) and the unconverted bf16 model.
+  * FP8: a fake-quantized model: every Fp8Linear's forward is replaced by an independent
+    quantize -> dequantize (float64) -> matmul (float64) -> bf16, written here in plain PyTorch
+    from the documented rules (per-token / 1x128 activations, per-channel / 128x128 weights,
+    scale = amax / 448, all-zero group -> 1, clamp). Everything else (norms, attention, RoPE)
+    runs the same bf16 code in both, so the only difference left is the kernel's FP32
+    accumulation order; the quantization error itself (measured against the bf16 model) must be
+    far larger, or the reference would not tell FP8 from bf16.
+
+The CPU variant (tiny config, the ops' CPU reference kernels) runs everywhere transformers is
+installed; the GPU variant (hidden 1024, 4 layers) is marked `gpu`. Skipped without transformers
+(not a requirement of this package).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+transformers = pytest.importorskip("transformers")
+
+import cutlass_gemm  # noqa: E402
+from cutlass_gemm._reference import ACTIVATION_FNS  # noqa: E402
+
+CONFIGS = {
+    # CPU: tiny, through the reference kernels. K = 192 and N = 320 leave partial 128-blocks.
+    "cpu": dict(hidden_size=192, intermediate_size=320, num_hidden_layers=2, num_attention_heads=3,
+                num_key_value_heads=1, vocab_size=256, batch=2, seq=32),
+    # GPU: the brief's small Llama (intermediate 2816 = 22 * 128).
+    "cuda": dict(hidden_size=1024, intermediate_size=2816, num_hidden_layers=2, num_attention_heads=16,
+                 num_key_value_heads=4, vocab_size=4096, batch=4, seq=256),
+}
+
+FP8_MAX = 448.0  # float8_e4m3fn
+
+
+def _build(device: str):
+    cfg = dict(CONFIGS[device])
+    batch, seq = cfg.pop("batch"), cfg.pop("seq")
+    config = transformers.LlamaConfig(**cfg, max_position_embeddings=2 * seq, attn_implementation="sdpa")
+    model = transformers.LlamaForCausalLM(config).to(device=device, dtype=torch.bfloat16).eval()
+    ids = torch.randint(0, config.vocab_size, (batch, seq), device=device)
+    return model, ids
+
+
+def _logits(model, ids) -> torch.Tensor:
+    with torch.no_grad():
+        return model(input_ids=ids, use_cache=False).logits
+
+
+def _rel(got: torch.Tensor, ref: torch.Tensor) -> float:
+    got, ref = got.double(), ref.double()
+    assert not torch.isnan(got).any(), "NaN in the logits"
+    return ((got - ref).norm() / ref.norm()).item()
+
+
+def _poison(model) -> None:
+    """NaN in every Fp8Linear's quantized-weight cache, then requantize: a layer that kept a stale
+    buffer (or never requantized) would poison the logits."""
+    for m in model.modules():
+        if isinstance(m, cutlass_gemm.nn.Fp8Linear):
+            m.weight_fp8.fill_(float("nan"))
+            m.weight_scale.fill_(float("nan"))
+            m.quantize_weight()
+
+
+# ---------------------------------------------------------------------------------------------
+# Fake quantization: an independent implementation of quantize_fp8's documented rules.
+
+
+def fake_quant(x: torch.Tensor, block_rows: int, block_cols: int) -> torch.Tensor:
+    """x (2-D) quantized to float8_e4m3fn over [block_rows, block_cols] groups (0 = the whole
+    dimension) and dequantized, in float64."""
+    r, c = x.shape
+    br, bc = block_rows or max(r, 1), block_cols or max(c, 1)
+    nr, nc = math.ceil(r / br), math.ceil(c / bc)
+    xp = torch.zeros(nr * br, nc * bc, dtype=torch.float64, device=x.device)
+    xp[:r, :c] = x.double()
+    groups = xp.reshape(nr, br, nc, bc)
+    amax = groups.abs().amax(dim=(1, 3), keepdim=True)
+    scale = torch.where(amax > 0, amax / FP8_MAX, torch.ones_like(amax)).float().double()  # float32 scales
+    q = (groups / scale).clamp(-FP8_MAX, FP8_MAX).to(torch.float8_e4m3fn)
+    return (q.double() * scale).reshape(nr * br, nc * bc)[:r, :c]
+
+
+def _fake_fp8_forward(self, x, residual=None):
+    lead = x.shape[:-1]
+    x2 = x.reshape(-1, x.shape[-1])
+    xd = fake_quant(x2, 1, 0 if self.input_granularity == "row" else 128)
+    wd = fake_quant(self.weight, *((1, 0) if self.weight_granularity == "row" else (128, 128)))
+    y = xd @ wd.t()
+    if self.bias is not None:
+        y = y + self.bias.double()
+    y = ACTIVATION_FNS[self.activation](y)
+    if residual is not None:
+        y = y + residual.reshape(y.shape).to(torch.bfloat16).double()
+    return y.to(torch.bfloat16).reshape(*lead, self.out_features).to(x.dtype)
+
+
+@contextlib.contextmanager
+def fake_quantized():
+    """Within: every Fp8Linear computes quantize -> dequantize -> matmul in float64 (eager)."""
+    cls = cutlass_gemm.nn.Fp8Linear
+    saved = cls.forward
+    cls.forward = _fake_fp8_forward
+    try:
+        yield
+    finally:
+        cls.forward = saved
+
+
+@contextlib.contextmanager
+def paired_with_fake_quant(model):
+    """Within: every Fp8Linear of `model` runs its real forward and, on the same input, the
+    fake-quantized one; it returns the real output (the model follows the kernel) and writes the
+    relative Frobenius error of its call into its slot of the yielded float64 tensor (NaN until
+    written). In-place writes to a tensor are traceable: the compiled graph performs them too."""
+    cls = cutlass_gemm.nn.Fp8Linear
+    layers = [m for m in model.modules() if isinstance(m, cls)]
+    errors = torch.full((len(layers),), float("nan"), dtype=torch.float64, device=layers[0].weight.device)
+    for i, m in enumerate(layers):
+        m._paired_index = i
+    saved = cls.forward
+
+    def forward(self, x, residual=None):
+        y = saved(self, x, residual)
+        want = _fake_fp8_forward(self, x, residual).double()
+        errors[self._paired_index] = (y.double() - want).norm() / want.norm()
+        return y
+
+    cls.forward = forward
+    try:
+        yield errors
+    finally:
+        cls.forward = saved
+        for m in layers:
+            del m._paired_index
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class _CountingBackend:
+    """Counts compiled graphs; on top of fullgraph=True (which raises on any graph break)."""
+
+    def __init__(self, inner: str):
+        self.inner, self.graphs = inner, 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs += 1
+        from torch._dynamo.backends.registry import lookup_backend
+
+        return lookup_backend(self.inner)(gm, example_inputs)
+
+
+def _compiled_logits(model, ids, device):
+    torch._dynamo.reset()
+    backend = _CountingBackend("inductor" if device == "cuda" else "aot_eager")
+    cm = torch.compile(model, fullgraph=True, backend=backend)
+    out = _logits(cm, ids)
+    again = _logits(cm, ids)  # no recompile on the second call
+    assert backend.graphs == 1, f"{backend.graphs} graphs compiled (expected 1)"
+    torch.testing.assert_close(again, out, rtol=0, atol=0)
+    return out
+
+
+DEVICES = [pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["eager", "compile"])
+def test_llama_bf16(device, mode):
+    model, ids = _build(device)
+    ref64 = _logits(copy.deepcopy(model).double(), ids)
+    base = _logits(model, ids)
+    floor = _rel(base, ref64)  # what plain bf16 PyTorch achieves
+
+    report = cutlass_gemm.convert(model)
+    n_linear = 7 * model.config.num_hidden_layers
+    assert len(report.converted) == n_linear and dict(report.skipped) == {"lm_head": "excluded by name"}, str(report)
+    assert sum(isinstance(m, cutlass_gemm.nn.Linear) for m in model.modules()) == n_linear
+
+    got = _compiled_logits(model, ids, device) if mode == "compile" else _logits(model, ids)
+    assert got.dtype == torch.bfloat16 and got.shape == base.shape
+    err_orig, err64 = _rel(got, base), _rel(got, ref64)
+    print(f"\n{device} bf16 {mode}: vs unconverted bf16 {err_orig:.2e}, vs float64 {err64:.2e} (bf16 floor {floor:.2e})")
+    assert err_orig < 1e-2, f"relative error vs the unconverted bf16 model {err_orig:.3e}"
+    assert err64 <= 1.25 * floor + 1e-3, f"relative error vs float64 {err64:.3e}, bf16 PyTorch {floor:.3e}"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("mode", ["eager", "compile"])
+@pytest.mark.parametrize("granularity", ["row", "128x128"])
+def test_llama_fp8(device, mode, granularity):
+    model, ids = _build(device)
+    base = _logits(model, ids)
+
+    report = cutlass_gemm.convert(model, fp8=True, weight_granularity=granularity)
+    n_linear = 7 * model.config.num_hidden_layers
+    assert len(report.converted) == n_linear, str(report)
+    fp8_layers = [m for m in model.modules() if isinstance(m, cutlass_gemm.nn.Fp8Linear)]
+    assert len(fp8_layers) == n_linear and all(m.weight_granularity == granularity for m in fp8_layers)
+    _poison(model)
+
+    with fake_quantized():
+        ref = _logits(model, ids)
+    with paired_with_fake_quant(model) as layer_errors:
+        got = _compiled_logits(model, ids, device) if mode == "compile" else _logits(model, ids)
+    assert got.dtype == torch.bfloat16 and got.shape == base.shape
+
+    # Every Fp8Linear, on the input it saw in the real model: the kernel vs fake quantization.
+    assert not layer_errors.isnan().any(), f"layers not run (or NaN outputs): {layer_errors.isnan().nonzero().flatten().tolist()}"
+    worst = layer_errors.max().item()
+    # Whole model: quantization is discontinuous, so the kernel's last-bit differences flip a few
+    # FP8 roundings and the flips grow layer by layer (module docstring). The real model must
+    # still be far closer to the fake-quantized one than either is to the bf16 model.
+    err, quant_err = _rel(got, ref), _rel(ref, base)
+    print(f"\n{device} fp8 {granularity} {mode}: worst layer vs fake-quantized {worst:.2e}; logits vs "
+          f"fake-quantized model {err:.2e}, quantization error (fake-quantized vs bf16) {quant_err:.2e}")
+    assert worst < 1e-2, f"an Fp8Linear is {worst:.3e} (relative) off its fake-quantized reference"
+    assert err < 0.5 * quant_err, f"logits {err:.3e} off the fake-quantized model (quantization error {quant_err:.3e})"
+    assert 1e-2 < quant_err < 0.2, f"FP8 vs bf16 model: {quant_err:.3e}"
+
+
+def test_fake_quant_matches_quantize_fp8():
+    """The test's independent fake quantizer and cutlass_gemm.quantize_fp8 agree (CPU)."""
+    x = (torch.randn(300, 260) * 3).to(torch.bfloat16)
+    x[5] = 0
+    for gran, blocks in (("row", (1, 0)), ("1x128", (1, 128)), ("128x128", (128, 128)), ("tensor", (0, 0))):
+        q, s = cutlass_gemm.quantize_fp8(x, gran)
+        r, c = x.shape
+        if gran in ("1x128", "128x128"):
+            full = s.repeat_interleave(1 if gran == "1x128" else 128, 0)[:r].repeat_interleave(128, 1)[:, :c]
+        else:
+            full = s
+        mine = fake_quant(x, *blocks)
+        torch.testing.assert_close(q.double() * full.double(), mine, rtol=0, atol=0, msg=gran)
