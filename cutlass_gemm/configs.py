@@ -154,9 +154,14 @@ def flatten(rule_list: Sequence[Rule]) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.int64).reshape(-1, len(RULE_FIELDS))
 
 
+_push_lock = threading.Lock()
+
+
 def push() -> None:
-    """Send the current table to the C++ op."""
-    torch.ops.cutlass_gemm._set_selection_table(flatten(rules()))
+    """Send the current table to the C++ op (snapshot and send under one lock: concurrent
+    pushes from several threads leave C++ with the latest table, never an older snapshot)."""
+    with _push_lock:
+        torch.ops.cutlass_gemm._set_selection_table(flatten(rules()))
 
 
 _mask_cache: Optional[List[bool]] = None

@@ -458,3 +458,32 @@ BAD_SCALED_MM_INPUTS: List[BadCase] = [
      "inputs; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 (tensor_row_col, promoted): "
      + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "promoted"))),
 ]
+
+
+# -------------------------------------------------------------------------------------------
+# Direct torch.ops calls (every schema argument given) and the Python validator's verdict.
+
+def op_kwargs(op: str, kwargs: dict) -> dict:
+    """kwargs of a BadCase builder completed with the schema defaults of torch.ops.cutlass_gemm.<op>."""
+    if op == "gemm":
+        return {"bias": None, "residual": None, "activation": "none", "alpha": 1.0, "beta": 1.0, "out_dtype": None,
+                "config": "", **kwargs}
+    return {"bias": None, "residual": None, "activation": "none", "beta": 1.0, "out_dtype": torch.bfloat16,
+            "accumulate": "accurate", "config": "", **kwargs}
+
+
+def validator_message(op: str, args: tuple, kwargs: dict) -> str:
+    """What the Python validator (fake kernel, CPU reference) says about these exact tensors ("" if
+    it accepts them); compared with the C++ glue's message for CUDA tensors."""
+    from cutlass_gemm._validate import check_gemm, check_scaled_mm
+
+    kw = op_kwargs(op, kwargs)
+    try:
+        if op == "gemm":
+            check_gemm(*args, kw["bias"], kw["residual"], kw["activation"], kw["out_dtype"], kw["config"])
+        else:
+            check_scaled_mm(*args, kw["bias"], kw["residual"], kw["activation"], kw["out_dtype"], kw["accumulate"],
+                            kw["config"])
+    except RuntimeError as e:
+        return str(e)
+    return ""

@@ -12,32 +12,9 @@ import pytest
 import torch
 
 import cutlass_gemm
-from cutlass_gemm._validate import check_gemm, check_scaled_mm
 from gemm_checks import (BAD_GEMM_INPUTS, BAD_SCALED_MM_INPUTS, check_result, check_scaled_result,
-                         device_mismatch_cases, make_problem, make_scaled_problem, scaled_device_mismatch_cases)
-
-
-def _gemm_defaults(kwargs):
-    return {"bias": None, "residual": None, "activation": "none", "alpha": 1.0, "beta": 1.0, "out_dtype": None,
-            "config": "", **kwargs}
-
-
-def _scaled_defaults(kwargs):
-    return {"bias": None, "residual": None, "activation": "none", "beta": 1.0, "out_dtype": torch.bfloat16,
-            "accumulate": "accurate", "config": "", **kwargs}
-
-
-def _python_message(op, args, kwargs) -> str:
-    """What the Python validator (fake kernel, CPU reference) says about these exact tensors."""
-    with pytest.raises(RuntimeError) as e:
-        if op == "gemm":
-            kw = _gemm_defaults(kwargs)
-            check_gemm(*args, kw["bias"], kw["residual"], kw["activation"], kw["out_dtype"], kw["config"])
-        else:
-            kw = _scaled_defaults(kwargs)
-            check_scaled_mm(*args, kw["bias"], kw["residual"], kw["activation"], kw["out_dtype"], kw["accumulate"],
-                            kw["config"])
-    return str(e.value)
+                         device_mismatch_cases, make_problem, make_scaled_problem, op_kwargs,
+                         scaled_device_mismatch_cases, validator_message)
 
 
 @pytest.mark.parametrize("case", BAD_SCALED_MM_INPUTS, ids=[c[0] for c in BAD_SCALED_MM_INPUTS])
@@ -73,7 +50,6 @@ def _all_cases(op, dev):
 def test_every_bad_input_then_context_healthy(op):
     dev = f"cuda:{torch.cuda.current_device()}"
     fn = torch.ops.cutlass_gemm.gemm.default if op == "gemm" else torch.ops.cutlass_gemm.scaled_mm.default
-    defaults = _gemm_defaults if op == "gemm" else _scaled_defaults
     torch.cuda.synchronize()
     allocated = torch.cuda.memory_allocated()
     wrong = []
@@ -82,12 +58,12 @@ def test_every_bad_input_then_context_healthy(op):
         args, kwargs = build(dev)
         before = torch.cuda.memory_allocated()
         try:
-            fn(*args, **defaults(kwargs))
+            fn(*args, **op_kwargs(op, kwargs))
         except RuntimeError as e:
             got = str(e).splitlines()[0]
             if got != message:
                 wrong.append(f"{name}: C++ said {got!r}, table says {message!r}")
-            py = _python_message(op, args, kwargs)
+            py = validator_message(op, args, kwargs)
             if py != got:
                 wrong.append(f"{name}: C++ said {got!r}, Python validator says {py!r}")
         else:
