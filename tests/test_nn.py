@@ -84,6 +84,11 @@ def test_fp8_linear(device, granularity):
     other = cutlass_gemm.nn.Fp8Linear(256, 192, device=device, dtype=torch.bfloat16, weight_granularity=granularity)
     other.load_state_dict(lin.state_dict())
     torch.testing.assert_close(other(x), got)
+    # A module-wide cast or move re-derives the FP8 copy from the master weight (it stays FP8).
+    moved = other.float().to(device)
+    assert moved.weight.dtype == torch.float32 and moved.weight_fp8.dtype == torch.float8_e4m3fn
+    assert moved.weight_scale.dtype == torch.float32 and moved.weight_fp8.device == moved.weight.device
+    torch.testing.assert_close(moved(x), got)
 
 
 def test_bad_module_arguments():
