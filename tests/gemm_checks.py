@@ -64,9 +64,10 @@ def make_problem(m, n, k, dtype, device, *, bias=None, residual=False, activatio
 
 
 def measures(out: torch.Tensor, ref: torch.Tensor, bound: torch.Tensor, out_dtype, fro_tol: float,
-             what: str) -> Dict[str, float]:
+             what: str, report: Optional[dict] = None) -> Dict[str, float]:
     """The three measures of `out` against the float64 `ref`; asserts the bounds.
-    bound: the elementwise magnitude (|A| @ |B|^T, scaled, + |bias| + |beta residual|)."""
+    bound: the elementwise magnitude (|A| @ |B|^T, scaled, + |bias| + |beta residual|).
+    report: if given, receives the figures before the bounds are asserted (also on failure)."""
     assert out.dtype == out_dtype, f"{what}: dtype {out.dtype} != {out_dtype}"
     assert tuple(out.shape) == tuple(ref.shape), f"{what}: shape {tuple(out.shape)} != {tuple(ref.shape)}"
     assert out.is_contiguous(), f"{what}: output not contiguous"
@@ -86,6 +87,8 @@ def measures(out: torch.Tensor, ref: torch.Tensor, bound: torch.Tensor, out_dtyp
     row = (err.norm(dim=1) / r2.norm(dim=1).clamp_min(floor_row)).max().item()
     col = (err.norm(dim=0) / r2.norm(dim=0).clamp_min(floor_col)).max().item()
     excess = (err.abs() - (ATOL + RTOL[out_dtype] * bound.reshape(err.shape))).max().item()
+    if report is not None:
+        report.update(fro=fro, row=row, col=col, elem=excess)
     assert fro <= fro_tol, f"{what}: relative Frobenius error {fro:.3e} > {fro_tol:.0e}"
     assert row <= 5 * fro_tol, f"{what}: worst row relative error {row:.3e} > {5 * fro_tol:.0e}"
     assert col <= 5 * fro_tol, f"{what}: worst column relative error {col:.3e} > {5 * fro_tol:.0e}"
@@ -101,7 +104,7 @@ def _epilogue_bound(prod_bound, bias, residual, beta, n):
     return prod_bound
 
 
-def check_result(out: torch.Tensor, p: Problem, what: str = "") -> Dict[str, float]:
+def check_result(out: torch.Tensor, p: Problem, what: str = "", report: Optional[dict] = None) -> Dict[str, float]:
     """gemm: the three measures against float64."""
     ref = gemm_reference(p.a, p.b, p.bias, p.residual, p.activation, p.alpha, p.beta, p.out_dtype,
                          compute_dtype=torch.float64, cast_output=False)
@@ -112,7 +115,7 @@ def check_result(out: torch.Tensor, p: Problem, what: str = "") -> Dict[str, flo
     rows = ref.numel() // n
     a64 = p.a.reshape(rows, p.a.shape[-1]).to(torch.float64).abs()
     bound = _epilogue_bound(abs(p.alpha) * (a64 @ p.b.to(torch.float64).abs().t()), p.bias, p.residual, p.beta, n)
-    return measures(out, ref, bound, out_dtype, FRO_TOL[out_dtype], what)
+    return measures(out, ref, bound, out_dtype, FRO_TOL[out_dtype], what, report)
 
 
 # -------------------------------------------------------------------------------------------
@@ -168,7 +171,8 @@ def make_scaled_problem(m, n, k, device, *, scales="row_col", a_dtype=torch.floa
     return ScaledProblem(a8.reshape(a_shape), b8, sa, sb, bias_t, res_t, activation, beta, accumulate)
 
 
-def check_scaled_result(out: torch.Tensor, p: ScaledProblem, what: str = "") -> Dict[str, float]:
+def check_scaled_result(out: torch.Tensor, p: ScaledProblem, what: str = "",
+                        report: Optional[dict] = None) -> Dict[str, float]:
     """scaled_mm: the three measures against float64 from the same FP8 values and scales."""
     from cutlass_gemm import scaled_mm_reference
 
@@ -180,7 +184,7 @@ def check_scaled_result(out: torch.Tensor, p: ScaledProblem, what: str = "") -> 
                                   p.scale_a.abs(), p.scale_b.abs(), compute_dtype=torch.float64, cast_output=False)
     n = p.b.shape[0]
     bound = _epilogue_bound(absprod.reshape(-1, n), p.bias, p.residual, p.beta, n)
-    return measures(out, ref, bound, torch.bfloat16, FP8_FRO_TOL, what)
+    return measures(out, ref, bound, torch.bfloat16, FP8_FRO_TOL, what, report)
 
 
 # -------------------------------------------------------------------------------------------
