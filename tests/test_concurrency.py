@@ -271,7 +271,7 @@ def test_device_guard_follows_the_inputs(kind):
         _check(out, p, scaled, f"{kind} on cuda:1 with cuda:0 current")
         # cuda:1's current stream (not cuda:0's, not cuda:1's default) carries the work.
         s1 = torch.cuda.Stream(1)
-        with torch.cuda.stream(s1):  # makes cuda:1 current while live is prepared on s1
+        with torch.cuda.device(1), torch.cuda.stream(s1):  # live is prepared on s1, behind a sleep
             live = _nan_like(p.a)
             torch.cuda.synchronize(1)
             torch.cuda._sleep(SLEEP_CYCLES)
