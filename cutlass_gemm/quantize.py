@@ -9,27 +9,143 @@ Granularities (x is [R, C]; for a weight b [N, K] use "row": one scale per outpu
     "1x128"    s [R, ceil(C/128)]           returned M-major (s.t() is contiguous): zero-copy for a
     "128x128"  s [ceil(R/128), ceil(C/128)] returned N-major (s.t() is contiguous): zero-copy for b
 
-Rules: scale = amax(|group|) / max(dtype); a group whose amax is 0 gets scale 1 (it quantizes to
-zeros); values are clamped to +-max(dtype) before the cast (no overflow for finite input). No
-check for inf/NaN (it would sync): a non-finite value makes its group's scale and values
-non-finite, and scaled_mm then propagates them.
+Rules: scale = max(amax(|group|) / max(dtype), 2^-126) in float32 (the floor, float32's smallest
+normal, only matters for groups below ~5e-36: their values then stay in range); a group whose
+amax is 0 gets scale 1 (it quantizes to zeros); q = x / scale rounded to nearest-even, never
+beyond +-max(dtype) for finite input (|x| <= amax = scale * max, and the float32 quotient's
+rounding stays far below the next FP8 rounding boundary, so no clamp pass is needed: the result
+equals clamp(x / scale) bit for bit). No check for inf/NaN (it would sync): a non-finite value
+makes its group's scale and values non-finite, and scaled_mm then propagates them. The outputs
+carry no autograd history (quantization is not differentiable).
+
+Speed (activations are quantized on every Fp8Linear call; `python bench/quant_cost.py` measures
+it against the GEMM): the eager path reads x twice and writes the FP8 values once -- one inf-norm
+reduction (NaN-propagating, in x's dtype: exact), a handful of tiny kernels on the scales, and
+one division that computes in float32 and stores FP8 directly (`torch.div(..., out=fp8)`) -- where
+a naive float32 formulation makes ~7 full passes. On CUDA, outside torch.compile tracing and CUDA
+graph capture, per-token and 1x128 quantization of a 2-D tensor goes through the same function
+compiled by Inductor into one kernel (lazily, on first use per granularity and dtype, dynamic
+shapes; set CUTLASS_GEMM_QUANT_COMPILE=0 to stay eager). If that compile fails the eager path
+is used from then on (with a warning). When the caller is itself being compiled, the eager
+formulation is traced and Inductor fuses it into the caller's graph; during CUDA graph capture
+the eager path runs (capture-safe: no syncs, no compilation inside a capture).
 """
 
 from __future__ import annotations
 
-from typing import Tuple
+import os
+import warnings
+from typing import Dict, Tuple
 
 import torch
 
 GRANULARITIES = ("tensor", "row", "column", "1x128", "128x128")
+_FLT_MIN = torch.finfo(torch.float32).tiny  # 2^-126
 
 
-def _blocks(x: torch.Tensor, br: int, bc: int) -> torch.Tensor:
-    """amax over [br, bc] blocks of x (zero-padded to whole blocks): [ceil(R/br), ceil(C/bc)]."""
+def _scale(amax: torch.Tensor, fmax: float) -> torch.Tensor:
+    """float32 scales from group amax values (any float dtype, exact): 1 where amax == 0; a NaN
+    amax stays NaN (clamp propagates it)."""
+    a = amax.float()
+    return torch.where(a == 0, 1.0, (a / fmax).clamp_min_(_FLT_MIN))
+
+
+def _divide(x: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """x / scale (broadcast) computed in float32 and rounded once to `dtype`."""
+    if torch.compiler.is_compiling():  # traced: Inductor fuses the cast into the division
+        return (x.float() / scale).to(dtype)
+    q = torch.empty(torch.broadcast_shapes(x.shape, scale.shape), dtype=dtype, device=x.device)
+    torch.div(x, scale, out=q)  # one pass: float32 math, FP8 store
+    return q
+
+
+def _absmax(x: torch.Tensor, dim=None, keepdim: bool = False) -> torch.Tensor:
+    """max |x| over `dim` in x's dtype (exact), one read of x, NaN propagating."""
+    return torch.linalg.vector_norm(x, float("inf"), dim=dim, keepdim=keepdim)
+
+
+def _pad_to(x: torch.Tensor, br: int, bc: int) -> torch.Tensor:
     r, c = x.shape
     pr, pc = -(-r // br) * br, -(-c // bc) * bc
-    xp = torch.nn.functional.pad(x.abs().float(), (0, pc - c, 0, pr - r))
-    return xp.reshape(pr // br, br, pc // bc, bc).amax(dim=(1, 3))
+    return x if (pr, pc) == (r, c) else torch.nn.functional.pad(x, (0, pc - c, 0, pr - r))
+
+
+def _quantize(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+    """The implementation (validated input). Eager, traceable, and what the CUDA fast path compiles."""
+    fmax = torch.finfo(dtype).max
+    r, c = x.shape
+    if granularity == "tensor":
+        amax = _absmax(x).reshape(1) if x.numel() else x.new_zeros(1)
+        scale = _scale(amax, fmax)
+        return _divide(x, scale, dtype), scale
+    if granularity == "row":
+        amax = _absmax(x, dim=1, keepdim=True) if c else x.new_zeros(r, 1)
+        scale = _scale(amax, fmax)
+        return _divide(x, scale, dtype), scale
+    if granularity == "column":
+        amax = _absmax(x, dim=0, keepdim=True) if r else x.new_zeros(1, c)
+        scale = _scale(amax, fmax)
+        return _divide(x, scale, dtype), scale
+    br = 1 if granularity == "1x128" else 128
+    xp = _pad_to(x, br, 128)  # zeros: they change no amax
+    nr, nc = xp.shape[0] // br, xp.shape[1] // 128
+    blocks = xp.reshape(nr, br, nc, 128)
+    if br == 1:
+        amax = _absmax(blocks, dim=3, keepdim=True)  # [nr, 1, nc, 1]
+    else:
+        amax = blocks.abs().amax(dim=(1, 3), keepdim=True)  # weights: once per load
+    scale = _scale(amax, fmax)
+    q = _divide(blocks, scale, dtype).reshape(xp.shape)
+    if q.shape != x.shape:
+        q = q[:r, :c].contiguous()
+    scale = scale.reshape(nr, nc)
+    # MN-major: the layout the SM90 blockwise kernel reads.
+    return q, scale.t().contiguous().t()
+
+
+# --- CUDA fast path: the same function, compiled once per (granularity, dtypes) --------------
+
+_COMPILED: Dict[str, object] = {}
+_COMPILE_FAILED = False
+_FAST = ("row", "1x128")
+
+
+def _use_compiled(x: torch.Tensor, granularity: str) -> bool:
+    return (granularity in _FAST and x.is_cuda and not _COMPILE_FAILED and x.numel() > 0
+            and os.environ.get("CUTLASS_GEMM_QUANT_COMPILE", "1") != "0"
+            and not torch.compiler.is_compiling() and not torch.cuda.is_current_stream_capturing())
+
+
+def _options() -> dict:
+    # IEEE float32 division in the generated kernel (Triton's `/` is approximate), so the compiled
+    # path matches eager bit for bit; the option exists in newer torch versions only.
+    import torch._inductor.config as inductor_config
+
+    numerics = getattr(inductor_config, "eager_numerics", None)
+    return {"eager_numerics.division_rounding": True} if hasattr(numerics, "division_rounding") else {}
+
+
+def _compiled(granularity: str):
+    fn = _COMPILED.get(granularity)
+    if fn is None:
+        # One compiled function per granularity (its own code object: its own recompile budget).
+        def quantize(x, dtype, _g=granularity):
+            return _quantize(x, _g, dtype)
+
+        fn = _COMPILED[granularity] = torch.compile(quantize, dynamic=True, fullgraph=True, options=_options())
+    return fn
+
+
+def _quantize_fast(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+    global _COMPILE_FAILED
+    try:
+        with torch.no_grad():
+            return _compiled(granularity)(x, dtype)
+    except Exception as e:  # pragma: no cover - depends on the toolchain (Triton, compiler)
+        _COMPILE_FAILED = True
+        warnings.warn(f"cutlass_gemm.quantize_fp8: the compiled CUDA path failed ({type(e).__name__}: {e}); "
+                      "using the eager path from now on", stacklevel=3)
+        return _quantize(x, granularity, dtype)
 
 
 def quantize_fp8(x: torch.Tensor, granularity: str = "row", dtype: torch.dtype = torch.float8_e4m3fn
@@ -40,27 +156,7 @@ def quantize_fp8(x: torch.Tensor, granularity: str = "row", dtype: torch.dtype =
         raise ValueError(f"cutlass_gemm.quantize_fp8: expected dtype float8_e4m3fn or float8_e5m2, got {dtype}")
     if x.dim() != 2 or not x.is_floating_point():
         raise ValueError(f"cutlass_gemm.quantize_fp8: expected a 2-D floating-point x, got {tuple(x.shape)} {x.dtype}")
-    fmax = torch.finfo(dtype).max
-    r, c = x.shape
-    xf = x.float()
-    if granularity == "tensor":
-        amax = xf.abs().amax().reshape(1) if x.numel() else xf.new_zeros(1)
-    elif granularity == "row":
-        amax = xf.abs().amax(dim=1, keepdim=True) if c else xf.new_zeros(r, 1)
-    elif granularity == "column":
-        amax = xf.abs().amax(dim=0, keepdim=True) if r else xf.new_zeros(1, c)
-    elif granularity == "1x128":
-        amax = _blocks(xf, 1, 128)
-    else:
-        amax = _blocks(xf, 128, 128)
-    scale = torch.where(amax > 0, amax / fmax, torch.ones_like(amax))
-    if granularity == "1x128":
-        full = scale.repeat_interleave(128, 1)[:, :c]
-    elif granularity == "128x128":
-        full = scale.repeat_interleave(128, 0)[:r].repeat_interleave(128, 1)[:, :c]
-    else:
-        full = scale
-    q = (xf / full).clamp(-fmax, fmax).to(dtype)
-    if granularity in ("1x128", "128x128"):
-        scale = scale.t().contiguous().t()  # MN-major: the layout the SM90 blockwise kernel reads
-    return q, scale
+    x = x.detach()  # not differentiable: the outputs carry no autograd history
+    if _use_compiled(x, granularity):
+        return _quantize_fast(x, granularity, dtype)
+    return _quantize(x, granularity, dtype)

@@ -1,0 +1,132 @@
+"""quantize_fp8: the fast implementation (few passes; a compiled kernel on CUDA) against a naive
+float32 formulation of the documented rules, bit for bit; the traced formulation (inside a
+caller's torch.compile); CUDA: compiled path == eager path == CPU, CUDA graph capture."""
+
+import pytest
+import torch
+
+import cutlass_gemm
+from cutlass_gemm import quantize as qz
+from conftest import GPU_ARCH
+
+GRANS = ["tensor", "row", "column", "1x128", "128x128"]
+FP8 = [torch.float8_e4m3fn, torch.float8_e5m2]
+
+
+def naive(x, granularity, dtype):
+    """The rules in their plainest form: float32 everything, explicit clamp, full-size scales."""
+    fmax = torch.finfo(dtype).max
+    xf = x.float()
+    r, c = x.shape
+    br, bc = {"tensor": (max(r, 1), max(c, 1)), "row": (1, max(c, 1)), "column": (max(r, 1), 1),
+              "1x128": (1, 128), "128x128": (128, 128)}[granularity]
+    nr, nc = -(-r // br), -(-c // bc)
+    xp = torch.zeros(nr * br, nc * bc)
+    xp[:r, :c] = xf
+    amax = xp.abs().reshape(nr, br, nc, bc).amax(dim=(1, 3))
+    scale = torch.where(amax == 0, torch.ones_like(amax), (amax / fmax).clamp_min(torch.finfo(torch.float32).tiny))
+    full = scale.repeat_interleave(br, 0).repeat_interleave(bc, 1)[:r, :c]
+    q = (xf / full).clamp(-fmax, fmax).to(dtype)
+    if granularity == "tensor":
+        scale = scale.reshape(1)
+    return q, scale
+
+
+def _same(a, b):
+    return torch.equal(a.view(torch.uint8), b.view(torch.uint8)) if a.dtype in FP8 else torch.equal(a, b)
+
+
+def _input(r, c, dtype, device="cpu"):
+    x = (torch.randn(r, c, device=device) * torch.logspace(-3, 3, c, device=device)).to(dtype)
+    if r > 3:
+        x[3] = 0  # an all-zero row
+    return x
+
+
+@pytest.mark.parametrize("granularity", GRANS)
+@pytest.mark.parametrize("dtype", FP8)
+@pytest.mark.parametrize("xdtype", [torch.bfloat16, torch.float16, torch.float32])
+@pytest.mark.parametrize("shape", [(130, 260), (256, 384), (1, 100), (5, 1)])
+def test_matches_naive_bitwise(granularity, dtype, xdtype, shape):
+    x = _input(*shape, xdtype)
+    q, s = cutlass_gemm.quantize_fp8(x, granularity, dtype)
+    q0, s0 = naive(x, granularity, dtype)
+    assert q.shape == x.shape and q.dtype == dtype and q.is_contiguous()
+    assert s.shape == s0.shape and s.dtype == torch.float32
+    assert _same(s, s0), (s - s0).abs().max()
+    assert _same(q, q0), (q.float() != q0.float()).sum()
+
+
+def test_tiny_groups_stay_in_range():
+    """amax far below float32's normal range: the scale floor keeps values finite (in range)."""
+    x = torch.tensor([[1e-40, -3e-41, 0.0, 2e-45]] * 2)
+    for g in ("row", "tensor", "1x128"):
+        q, s = cutlass_gemm.quantize_fp8(x, g)
+        assert torch.isfinite(q.float()).all() and (s == torch.finfo(torch.float32).tiny).all(), g
+        assert q.float().abs().max() < 1 and q.float()[0, 0] > 0, g
+
+
+def test_non_finite_propagates():
+    x = torch.randn(4, 256)
+    x[1, 7] = float("nan")
+    x[2, 200] = float("inf")
+    for g in ("row", "1x128"):
+        q, s = cutlass_gemm.quantize_fp8(x, g)
+        assert torch.isnan(s[1]).any() and torch.isinf(s[2]).any(), g
+        assert torch.isfinite(s[[0, 3]]).all() and torch.isfinite(q.float()[[0, 3]]).all(), g
+
+
+@pytest.mark.parametrize("granularity", GRANS)
+def test_traced_formulation(granularity):
+    """Inside a caller's torch.compile the traced ops give the same bits (aot_eager on CPU)."""
+    torch._dynamo.reset()
+    x = _input(130, 260, torch.bfloat16)
+    f = torch.compile(lambda t: cutlass_gemm.quantize_fp8(t, granularity), fullgraph=True, backend="aot_eager")
+    q, s = f(x)
+    q0, s0 = cutlass_gemm.quantize_fp8(x, granularity)
+    assert _same(q, q0) and _same(s, s0) and s.stride() == s0.stride()
+
+
+def test_no_autograd_history():
+    x = torch.randn(8, 128, requires_grad=True)
+    q, s = cutlass_gemm.quantize_fp8(x, "row")
+    assert not q.requires_grad and not s.requires_grad
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("granularity", GRANS)
+@pytest.mark.parametrize("shape", [(2048, 8192), (77, 1000), (1, 128), (513, 28672)])
+def test_cuda_fast_path_matches_cpu(granularity, shape):
+    x = _input(*shape, torch.bfloat16, "cuda")
+    assert qz._use_compiled(x, granularity) == (granularity in qz._FAST)
+    q, s = cutlass_gemm.quantize_fp8(x, granularity)  # compiled for row / 1x128
+    assert not qz._COMPILE_FAILED, "the compiled quantization path failed on this machine"
+    qe, se = qz._quantize(x, granularity, torch.float8_e4m3fn)  # eager
+    qc, sc = naive(x.cpu(), granularity, torch.float8_e4m3fn)
+    assert s.stride() == se.stride()
+    assert _same(se.cpu(), sc)
+    # Without Inductor's IEEE-division option (older torch) the compiled division may differ
+    # from IEEE division in the last bits of the float32 quotient: scales within 2 ulp, and a
+    # flip of the FP8 rounding in a few elements, never more than one step.
+    torch.testing.assert_close(s.cpu(), sc, rtol=3e-7, atol=0)
+    for got in (q, qe):
+        diff = (got.float().cpu() != qc.float())
+        assert diff.float().mean().item() < 1e-3, diff.sum()
+        step = (got.float().cpu() - qc.float()).abs()[diff]
+        assert (step <= qc.float().abs()[diff] * 0.13 + 1e-30).all()
+    assert _same(qe.cpu(), qc)  # eager: exact
+
+
+@pytest.mark.gpu
+def test_cuda_graph_capture():
+    x = _input(512, 4096, torch.bfloat16, "cuda")
+    for g in ("row", "1x128"):
+        want = cutlass_gemm.quantize_fp8(x, g)  # warm-up (compiles)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            got = cutlass_gemm.quantize_fp8(x, g)
+        x2 = _input(512, 4096, torch.bfloat16, "cuda")
+        x.copy_(x2)
+        graph.replay()
+        want = qz._quantize(x2, g, torch.float8_e4m3fn)
+        assert _same(got[0], want[0]) and _same(got[1], want[1]), g
