@@ -26,6 +26,8 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 # The caching allocator hands out pieces of larger blocks: an out-of-bounds access that stays
 # inside the block would go unseen. Without it every tensor is its own cudaMalloc.
 export PYTORCH_NO_CUDA_MEMORY_CACHING=1
+# quantize_fp8 (input preparation only) stays eager: no Inductor/Triton compile under the sanitizer.
+export CUTLASS_GEMM_QUANT_COMPILE="${CUTLASS_GEMM_QUANT_COMPILE:-0}"
 
 if [ $# -gt 0 ]; then TOOLS=("$1"); shift; else TOOLS=(memcheck racecheck); fi
 EXTRA=("$@")
