@@ -125,14 +125,21 @@ def _options() -> dict:
     return {"eager_numerics.division_rounding": True} if hasattr(numerics, "division_rounding") else {}
 
 
+def _quantize_row(x, dtype):
+    return _quantize(x, "row", dtype)
+
+
+def _quantize_1x128(x, dtype):
+    return _quantize(x, "1x128", dtype)
+
+
 def _compiled(granularity: str):
     fn = _COMPILED.get(granularity)
     if fn is None:
-        # One compiled function per granularity (its own code object: its own recompile budget).
-        def quantize(x, dtype, _g=granularity):
-            return _quantize(x, _g, dtype)
-
-        fn = _COMPILED[granularity] = torch.compile(quantize, dynamic=True, fullgraph=True, options=_options())
+        # One function (code object) per granularity: each has its own recompile budget, spent
+        # per input/FP8 dtype pair and M == 1 (which dynamic shapes specialize).
+        impl = {"row": _quantize_row, "1x128": _quantize_1x128}[granularity]
+        fn = _COMPILED[granularity] = torch.compile(impl, dynamic=True, fullgraph=True, options=_options())
     return fn
 
 

@@ -70,7 +70,7 @@ def _poison(model) -> None:
     buffer (or never requantized) would poison the logits."""
     for m in model.modules():
         if isinstance(m, cutlass_gemm.nn.Fp8Linear):
-            m.weight_fp8.fill_(float("nan"))
+            m.weight_fp8.view(torch.uint8).fill_(0x7F)  # NaN in float8_e4m3fn
             m.weight_scale.fill_(float("nan"))
             m.quantize_weight()
 
@@ -90,7 +90,7 @@ def fake_quant(x: torch.Tensor, block_rows: int, block_cols: int) -> torch.Tenso
     groups = xp.reshape(nr, br, nc, bc)
     amax = groups.abs().amax(dim=(1, 3), keepdim=True)
     scale = torch.where(amax > 0, amax / FP8_MAX, torch.ones_like(amax)).float().double()  # float32 scales
-    q = (groups / scale).clamp(-FP8_MAX, FP8_MAX).to(torch.float8_e4m3fn)
+    q = (groups / scale).clamp(-FP8_MAX, FP8_MAX).float().to(torch.float8_e4m3fn)  # as torch casts
     return (q.double() * scale).reshape(nr * br, nc * bc)[:r, :c]
 
 
