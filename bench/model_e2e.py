@@ -108,8 +108,8 @@ def main() -> None:
                 fn_model = model
             ms, out = _time_forward(lambda x: fn_model(input_ids=x, use_cache=False).logits, ids, args.iters)
             if ref is None:
-                ref = out.double()
-            err = ((out.double() - ref).norm() / ref.norm()).item()
+                ref = out.float()
+            err = ((out.float() - ref).norm() / ref.norm()).item()
             if conv is None:
                 base_ms[mode] = ms
             rec = {"model": name, "mode": mode, "ms": ms, "tokens_per_s": tokens / ms * 1e3,
