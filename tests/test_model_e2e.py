@@ -1,21 +1,30 @@
 """End to end: a Llama-style model from a `transformers` config (random weights, nothing
 downloaded), converted with `cutlass_gemm.convert` to bf16 Linear and to Fp8Linear (per-channel
-"row" and DeepSeek "128x128" weights), eager and under `torch.compile(fullgraph=True)`.
+"row" and DeepSeek "128x128" weights), eager and under `torch.compile(fullgraph=True)` (one graph,
+no recompile on the second call).
 
-References (logits, relative Frobenius error):
-  * bf16: the same model in float64 (the error floor of bf16 itself is measured with the
-    unconverted bf16 model: the converted one must not be worse) and the unconverted bf16 model.
-  * FP8: a fake-quantized model: every Fp8Linear's forward is replaced by an independent
-    quantize -> dequantize (float64) -> matmul (float64) -> bf16, written here in plain PyTorch
-    from the documented rules (per-token / 1x128 activations, per-channel / 128x128 weights,
-    scale = amax / 448, all-zero group -> 1, clamp). Everything else (norms, attention, RoPE)
-    runs the same bf16 code in both, so the only difference left is the kernel's FP32
-    accumulation order; the quantization error itself (measured against the bf16 model) must be
-    far larger, or the reference would not tell FP8 from bf16.
+bf16 (logits, relative Frobenius error): < 1e-2 against the unconverted bf16 model, and against
+the same model in float64 no worse than the unconverted bf16 model (1.25x its error + 1e-3).
 
-The CPU variant (tiny config, the ops' CPU reference kernels) runs everywhere transformers is
-installed; the GPU variant (hidden 1024, 4 layers) is marked `gpu`. Skipped without transformers
-(not a requirement of this package).
+FP8: an independent fake quantizer, written here in plain PyTorch from the documented rules
+(per-token / 1x128 activations, per-channel / 128x128 weights, scale = amax / 448, all-zero
+group -> 1, clamp), dequantizes in float64 and multiplies in float64, rounding to bf16 where the
+kernel does. Two checks:
+  * per layer (the precise one): while the real model runs, every Fp8Linear also computes the
+    fake-quantized result on the very input it received; relative error < 1e-2 for every layer
+    (expected ~1e-4: only FP32 accumulation order differs). Also under torch.compile: the
+    errors are written into a tensor, which the compiled graph does as well.
+  * whole model: logits of the real model vs the fully fake-quantized model. Quantization is
+    discontinuous: a last-bit difference in a layer's output flips the FP8 rounding of a few
+    elements of the next layer's input, and the flipped fraction grows with the perturbation
+    (divergence ~ sqrt(perturbation x FP8 step)), so the two models drift apart layer by layer
+    (measured on CPU: 3e-5 after the first layer, 1e-2 after two). A fixed 1e-2 bound on the
+    logits would test the model's chaos, not the kernel; the bound is relative to the
+    quantization error itself (fake-quantized vs bf16 model): < 0.5x of it.
+
+The CPU variant (tiny config, the ops' CPU reference kernels, aot_eager) runs wherever
+transformers is installed; the GPU variant (hidden 1024, intermediate 2816, 2 layers, 16 heads,
+vocab 4096, Inductor) is marked `gpu`. Skipped without transformers (not a requirement).
 """
 
 from __future__ import annotations
