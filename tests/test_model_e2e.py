@@ -182,7 +182,11 @@ def _compiled_logits(model, ids, device, eager_numerics=False):
     with the option, against a quantization error of 6.3e-2)."""
     import torch._inductor.config as inductor_config
 
-    patch = {"emulate_precision_casts": True} if eager_numerics and hasattr(inductor_config, "emulate_precision_casts") else {}
+    patch = {}
+    if eager_numerics and hasattr(inductor_config, "emulate_precision_casts"):
+        patch["emulate_precision_casts"] = True
+    if eager_numerics and hasattr(getattr(inductor_config, "eager_numerics", None), "division_rounding"):
+        patch["eager_numerics.division_rounding"] = True  # IEEE division in the fused quantization
     torch._dynamo.reset()
     backend = _CountingBackend("inductor" if device == "cuda" else "aot_eager")
     cm = torch.compile(model, fullgraph=True, backend=backend)
