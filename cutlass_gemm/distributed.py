@@ -246,7 +246,7 @@ def quantize_weight_sharded(w, granularity: str, dtype=torch.float8_e4m3fn):
     amax is all-reduced (once, here); 128x128 blocks must not straddle shards."""
     from torch.distributed.tensor import DTensor, Replicate, Shard
 
-    from .quantize import quantize_fp8
+    from .quantize import _divide, _scale, quantize_fp8
 
     mesh = _mesh_1d(w, "Fp8Linear")
     p, local, ws = w.placements[0], w.to_local(), mesh.size()
@@ -269,9 +269,8 @@ def quantize_weight_sharded(w, granularity: str, dtype=torch.float8_e4m3fn):
     if dim == 1 and granularity == "row":  # per-channel amax over the whole K: one all-reduce, at setup
         amax = local.detach().abs().amax(dim=1, keepdim=True).float()
         torch.distributed.all_reduce(amax, op=torch.distributed.ReduceOp.MAX, group=mesh.get_group())
-        fmax = torch.finfo(dtype).max
-        s = torch.where(amax > 0, amax / fmax, torch.ones_like(amax))
-        q = (local.float() / s).clamp(-fmax, fmax).to(dtype)
+        s = _scale(amax, torch.finfo(dtype).max)  # quantize_fp8's rules, on the global amax
+        q = _divide(local.detach(), s, dtype)
         s_place = Replicate()
         s_shape = tuple(s.shape)
     else:
