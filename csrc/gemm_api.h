@@ -30,6 +30,7 @@ struct GemmParams {
   Activation act = Activation::kNone;
   int device = 0;
   int sm_count = 0;  // cached by the caller; CUTLASS would otherwise query per call
+  int fp8_promotion_interval = 0;  // promoted FP8 mainloop: MMAs (k-blocks of 32) per FP32 promotion; 0 = default
 };
 
 // Status codes returned by KernelFns (0 = success). Values >= 100 are cutlass::Status + 100.

@@ -4,6 +4,7 @@
 #include <Python.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -194,10 +195,21 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
   return id;
 }
 
+// Measurement knob (bench/fp8_promotion.py): CUTLASS_GEMM_FP8_PROMOTION_INTERVAL overrides the promoted FP8
+// mainloop's MMAs (k-blocks of 32) per FP32 promotion; default 4 = every 128 K. Read once per process.
+int fp8_promotion_interval() {
+  static const int v = [] {
+    const char* e = std::getenv("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL");
+    return e ? std::atoi(e) : 0;
+  }();
+  return v;
+}
+
 void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   const KernelInfo& ki = kKernels[id];
   p.device = like.get_device_index();
   p.sm_count = device_info(p.device).sm_count;
+  p.fp8_promotion_interval = fp8_promotion_interval();
   int st = ki.fns->can_implement(p);
   if (st != kOk) fail(op, std::string("kernel ") + ki.name + " cannot run this problem: " + status_string(st));
   size_t ws_bytes = ki.fns->workspace_size(p);

@@ -26,6 +26,13 @@ using Fp8Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
     Schedule>::CollectiveOp;
 
+// CUTLASS's promoted (accurate) FP8 mainloop, as opposed to fast accumulation.
+template <class DispatchPolicy>
+struct IsPromotedFp8 : std::false_type {};
+template <int Stages, class ClusterShape, class KernelSchedule>
+struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, ClusterShape, KernelSchedule>>
+    : std::true_type {};
+
 template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
@@ -64,6 +71,9 @@ struct ScaledGemm {
     args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, x);
     args.hw_info.device_id = p.device;
     args.hw_info.sm_count = p.sm_count;
+    if constexpr (IsPromotedFp8<typename CollectiveMainloop::DispatchPolicy>::value) {
+      if (p.fp8_promotion_interval > 0) args.mainloop.mma_promotion_interval = uint32_t(p.fp8_promotion_interval);
+    }
     return args;
   }
 
