@@ -595,6 +595,11 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
   p.ldb = k;
   p.ldd = n;
   p.sm_count = int(sm_count);
+  if (ki.scale == ScaleMode::kBlockwise) {  // the scale extents the op passes: [kb, round_up(M, 4)], [kb, nb]
+    const int64_t kb = (k + 127) / 128;
+    p.scale_a_numel = kb * round_up(m, 4);
+    p.scale_b_numel = kb * ((n + 127) / 128);
+  }
   out[0] = ki.fns->can_implement(p);
   out[1] = out[0] == kOk ? int64_t(ki.fns->workspace_size(p)) : 0;
   return t;

@@ -31,8 +31,9 @@ TORCH_DTYPE_NAMES: Dict[str, str] = {
 # time by the scale's shape; "blockwise": DeepSeek 1x128 (a) x 128x128 (b).
 SCALE_MODES: Tuple[str, ...] = ("none", "tensor_row_col", "blockwise")
 # Accumulation modes, in the order of `cutlass_gemm::Accum`. "f32": plain FP32 accumulation
-# (16-bit inputs; SM100 FP8, whose UMMA accumulates in FP32 tensor memory); "promoted": FP8 with periodic promotion into FP32 (accurate, default);
-# "fast": FP8 fast accumulation (explicit opt-in).
+# (16-bit inputs; SM100 FP8, whose UMMA accumulates in FP32 tensor memory, serving both FP8
+# modes); "promoted": FP8 with periodic promotion into FP32 (accurate, default); "fast": FP8
+# fast accumulation (explicit opt-in).
 ACCUMS: Tuple[str, ...] = ("f32", "promoted", "fast")
 # Mainloop/epilogue schedules. SM90: warp-specialized cooperative or ping-pong.
 # SM100: 1-SM or 2-SM UMMA (tcgen05; a 2-SM UMMA spans the CTA pair of a 2x1 cluster).
@@ -199,6 +200,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm100_16bit("f16")
     + _sm100_fp8()
     + [
+        # fp32 output on SM100: the same documented subset.
         Kernel(arch=100, a="bf16", b="bf16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="1sm"),
         Kernel(arch=100, a="f16", b="f16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="1sm"),
     ]
@@ -212,7 +214,7 @@ def resolve_accum(arch: int, a: str, b: str, out: str, scale: str, accum: str) -
 
     The request's mode ("f32" for 16-bit, "promoted" for accurate FP8, "fast") when the table has
     kernels of that family; else "f32" when the arch's family accumulates FP8 in plain FP32 (SM100:
-    one kernel serves both FP8 modes). C++ mirrors this in torch_bindings.cpp (resolve_accum).
+    one kernel serves both FP8 modes). C++ mirrors this in registry.cpp (resolve_accum).
     """
     have = {k.accum for k in KERNELS if (k.arch, k.a, k.b, k.out, k.scale) == (arch, a, b, out, scale)}
     if accum in have or "f32" not in have:
