@@ -214,13 +214,13 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
 
     16-bit gemm: explain(m, n, k, torch.bfloat16). FP8 scaled_mm: explain(m, n, k,
     torch.float8_e4m3fn, scale="tensor_row_col" | "blockwise", accumulate="accurate" | "fast").
-    `arch` (90 or 100) defaults to the current GPU's, else 90: explain(..., arch=100) shows the
-    Blackwell choice on any machine.
+    `arch` (90 or 100) defaults to the current GPU's, else the first built arch (90 in the default
+    build): explain(..., arch=100) shows the Blackwell choice on any machine.
     """
     from ._validate import dtype_key
 
     if arch is None:
-        arch = current_arch() or 90
+        arch = current_arch() or _first_built_arch()
     a = dtype_key(dtype)
     b = dtype_key(b_dtype) if b_dtype is not None else a
     fp8 = a in ("e4m3", "e5m2")
@@ -240,6 +240,11 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
         if on and kk.family == family:
             return Decision(kk.name, "family fallback")
     raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for family {family}")
+
+
+def _first_built_arch() -> int:
+    """Without a supported GPU: the first arch this build compiled (90 unless built SM100-only)."""
+    return next((k.arch for k, on in zip(kt.KERNELS, _compiled_mask()) if on), 90)
 
 
 def current_arch() -> int:

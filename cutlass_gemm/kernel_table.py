@@ -150,7 +150,8 @@ def _sm100_16bit(dtype: str) -> List[Kernel]:
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
     # 256x128 2-SM for large M x N (vLLM's default FP8 tile; each CTA loads half of B), 128x256
     # 1-SM as the wide-N alternative (256 of 512 TMEM columns, double-buffered), 128x128 1-SM for
-    # the middle, and the 64-row 1-SM UMMA for decode-sized M.
+    # the middle, and the 64-row 1-SM UMMA for decode-sized M. (The bf16 128x256 build spills a
+    # little: 64-byte stack at 255 registers; no default rule selects it.)
     k = dict(arch=100, a=dtype, b=dtype, out=dtype)
     return [
         Kernel(tile=(256, 128, 64), cluster=(2, 1), schedule="2sm", **k),
