@@ -22,6 +22,9 @@ from setuptools import find_packages, setup
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 TORCH_TARGET = "-DTORCH_TARGET_VERSION=0x020a000000000000"  # stable ABI: runs on torch >= 2.10
+# Extra nvcc flags per arch (appended to the unit's -gencode). GDC (programmatic dependent launch)
+# support for SM100 kernels, as CUTLASS_ENABLE_GDC_FOR_SM90 in the shared flags does for SM90.
+ARCH_FLAGS = {100: " -DCUTLASS_ENABLE_GDC_FOR_SM100"}
 
 
 def fail(msg):
@@ -129,7 +132,7 @@ def build_kernel_objects(build_dir, cuda_home, includes, units):
         obj = os.path.join(build_dir, os.path.basename(src)[:-3] + ".o")
         objs.append(obj)
         lines.append(f"build {obj}: nvcc {src}")
-        lines.append(f"  gencode = -gencode=arch=compute_{arch}a,code=sm_{arch}a")
+        lines.append(f"  gencode = -gencode=arch=compute_{arch}a,code=sm_{arch}a{ARCH_FLAGS.get(arch, '')}")
     with open(os.path.join(build_dir, "build.ninja"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
     jobs = int(os.environ.get("MAX_JOBS", default_jobs()))

@@ -43,6 +43,17 @@ int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k) {
   return -1;
 }
 
+Accum resolve_accum(const Family& f) {
+  bool have_requested = false, have_f32 = false;
+  for (int i = 0; i < kNumKernels; ++i) {
+    const KernelInfo& k = kKernels[i];
+    if (k.arch != f.arch || k.a != f.a || k.b != f.b || k.out != f.out || k.scale != f.scale) continue;
+    have_requested |= k.accum == f.accum;
+    have_f32 |= k.accum == Accum::kF32;
+  }
+  return (have_requested || !have_f32) ? f.accum : Accum::kF32;
+}
+
 int find_kernel(const std::string& name) {
   static const std::unordered_map<std::string, int> index = [] {
     std::unordered_map<std::string, int> m;

@@ -33,6 +33,15 @@ void set_rules(std::vector<Rule> rules);
 // compiled kernel of the family in table order; -1 when the build has none for the family.
 int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k);
 
+// The accumulation mode of the kernels that serve a request (kernel_table.resolve_accum): the
+// family's own when `f.arch` has kernels of it, else kF32 when the arch accumulates that family in
+// plain FP32 (SM100 FP8: one kernel serves both the accurate and the fast mode).
+Accum resolve_accum(const Family& f);
+
+// Whether a kernel of accumulation `kernel` serves a request for `requested`
+// (kernel_table.serves_accum): the same mode, or plain FP32 accumulation.
+inline bool serves_accum(Accum kernel, Accum requested) { return kernel == requested || kernel == Accum::kF32; }
+
 // Kernel id by name, -1 if unknown.
 int find_kernel(const std::string& name);
 

@@ -308,14 +308,18 @@ Activation check_epilogue(const char* op, const Tensor& a, int64_t n, const std:
   fail(op, "expected activation one of " + names_list(names, ", ") + ", got '" + activation + "'");
 }
 
-// `config` must name a kernel of the family (arch aside: checked at launch).
+// `config` must name a kernel of the family (arch aside: checked at launch). A kernel accumulating
+// in plain FP32 serves either FP8 mode (SM100); the message lists the requested mode's kernels.
 void check_config(const char* op, const std::string& config, const Family& f, const std::string& what) {
   if (config.empty()) return;
   auto fits = [&](const KernelInfo& ki) {
     return ki.a == f.a && ki.b == f.b && ki.out == f.out && ki.scale == f.scale && ki.accum == f.accum;
   };
   const int id = find_kernel(config);
-  if (id >= 0 && fits(kKernels[id])) return;
+  if (id >= 0) {
+    const KernelInfo& ki = kKernels[id];
+    if (ki.a == f.a && ki.b == f.b && ki.out == f.out && ki.scale == f.scale && serves_accum(ki.accum, f.accum)) return;
+  }
   std::vector<std::string> names;
   for (int i = 0; i < kNumKernels; ++i)
     if (fits(kKernels[i])) names.push_back(kKernels[i].name);
@@ -529,6 +533,7 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
   if (!a.is_cuda()) fail(op, "expected CUDA tensors, got a on " + device_str(a));
   torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
   fam.arch = arch_of(a, op);
+  fam.accum = resolve_accum(fam);  // SM100: FP8 accumulates in FP32 in either mode
   const int id = choose_kernel(op, config, fam, m, n, k);
 
   GemmParams p;
@@ -602,6 +607,11 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
   p.ldb = k;
   p.ldd = n;
   p.sm_count = int(sm_count);
+  if (ki.scale == ScaleMode::kBlockwise) {  // the scale extents the op passes: [kb, round_up(M, 4)], [kb, nb]
+    const int64_t kb = (k + 127) / 128;
+    p.scale_a_numel = kb * round_up(m, 4);
+    p.scale_b_numel = kb * ((n + 127) / 128);
+  }
   out[0] = ki.fns->can_implement(p);
   out[1] = out[0] == kOk ? int64_t(ki.fns->workspace_size(p)) : 0;
   return t;
@@ -609,6 +619,15 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
 
 // The arch whose kernels this library would run on `device` (0: unsupported GPU).
 int64_t device_arch(int64_t device) { return device_info(int(device)).arch; }
+
+// The op's selection for a family on an arch, without a GPU (tests compare it with
+// configs.explain): resolve_accum, then select_kernel. Enum arguments are kernel_table indices.
+int64_t select_for(int64_t arch, int64_t a, int64_t b, int64_t out, int64_t scale, int64_t accum, int64_t m, int64_t n,
+                   int64_t k) {
+  Family f{int(arch), DType(a), DType(b), DType(out), ScaleMode(scale), Accum(accum)};
+  f.accum = resolve_accum(f);
+  return select_kernel(f, m, n, k);
+}
 
 }  // namespace
 }  // namespace cutlass_gemm
@@ -628,6 +647,7 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_kernel_table_hash() -> int");
   m.def("_device_arch(int device) -> int");
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
+  m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k) -> int");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CUDA, m) {
@@ -641,4 +661,5 @@ STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CompositeExplicitAutograd, m) {
   m.impl("_kernel_table_hash", TORCH_BOX(&cutlass_gemm::kernel_table_hash));
   m.impl("_device_arch", TORCH_BOX(&cutlass_gemm::device_arch));
   m.impl("_probe_kernel", TORCH_BOX(&cutlass_gemm::probe_kernel));
+  m.impl("_select_kernel", TORCH_BOX(&cutlass_gemm::select_for));
 }

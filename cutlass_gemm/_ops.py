@@ -48,14 +48,24 @@ def _check_build() -> None:
                 f"{torch.version.cuda}; rebuild against this torch"
             )
     if torch.cuda.is_available():
+        sm100 = []
         for d in range(torch.cuda.device_count()):
-            if torch.ops.cutlass_gemm._device_arch(d) == 0:
+            arch = torch.ops.cutlass_gemm._device_arch(d)
+            if arch == 0:
                 major, minor = torch.cuda.get_device_capability(d)
                 warnings.warn(
                     f"cutlass_gemm: cuda:{d} is sm_{major}{minor}; cutlass_gemm runs on sm_90 (H100/H200) and "
                     "sm_100 (B200/GB200) only, and its ops raise on this device",
                     stacklevel=3,
                 )
+            elif arch == 100:
+                sm100.append(f"cuda:{d}")
+        if sm100:  # once per process (at import)
+            warnings.warn(
+                f"cutlass_gemm: {', '.join(sm100)} is sm_100 (Blackwell); the SM100 kernels compile and pass host-side "
+                "checks but have not been verified on SM100 hardware by this project (see README, Supported GPUs)",
+                stacklevel=3,
+            )
 
 
 _check_build()

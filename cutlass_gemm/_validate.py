@@ -81,10 +81,14 @@ def _check_epilogue(op, a, n, out_shape, out, bias, residual, activation) -> Non
 
 
 def _check_config(op, config, family, what) -> None:
-    """`config` must name a kernel of the problem's family (a, b, out, scale, accum)."""
+    """`config` must name a kernel of the problem's family (a, b, out, scale, accum). A kernel that
+    accumulates in plain FP32 serves either FP8 mode (SM100); the message lists the requested mode's."""
     if not config:
         return
     fits = [kk.name for kk in kt.KERNELS if (kk.a, kk.b, kk.out, kk.scale, kk.accum) == family]
+    k = kt.KERNELS[kt.KERNEL_IDS[config]] if config in kt.KERNEL_IDS else None
+    if k is not None and (k.a, k.b, k.out, k.scale) == family[:4] and kt.serves_accum(k.accum, family[4]):
+        return
     if config not in fits:
         head = f"unknown config '{config}'" if config not in kt.KERNEL_IDS else f"config '{config}' does not serve these inputs"
         fail(op, f"{head}; configs for {what}: {', '.join(fits)}")

@@ -88,6 +88,7 @@ def _family_kernels(dtype: torch.dtype, scale: str, accumulate: str, arch: int) 
     scale = scale if fp8 else "none"
     accum = "f32" if not fp8 else ("promoted" if scale == "blockwise" or accumulate == "accurate" else "fast")
     out = "bf16" if fp8 else a
+    accum = kt.resolve_accum(arch, a, a, out, scale, accum)  # SM100 FP8: one FP32-accumulating kernel set
     mask = dict(zip(configs.kernels(), configs._compiled_mask()))
     return [k for k in kt.KERNELS if k.family == (arch, a, a, out, scale, accum) and mask[k.name]]
 

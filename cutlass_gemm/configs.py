@@ -79,7 +79,38 @@ def _sm90_fp8_defaults() -> List[Rule]:
     ]
 
 
-DEFAULT_RULES: Tuple[Rule, ...] = tuple(_sm90_16bit_defaults("bf16") + _sm90_16bit_defaults("f16") + _sm90_fp8_defaults())
+def _sm100_16bit_defaults(d: str) -> List[Rule]:
+    # NOTES: reasoned, not measured (no SM100 GPU has run these yet): the M breakpoints of vLLM's
+    # published SM100 FP8 configs (M <= 64: a 64-row 1-SM tile; M <= 256: 128-row tiles; above:
+    # 256x128 2-SM with a 2x1 cluster, each CTA loading half of B). A B200's 148 SMs fill with
+    # 128x128 tiles from about M = 256 at N = 8192. Replace with H200-style sweeps on a B200.
+    return [
+        Rule(f"sm100_{d}_t64x128x64_c1x1_1sm", m=(1, 64)),
+        Rule(f"sm100_{d}_t128x128x64_c1x1_1sm", m=(65, 256)),
+        Rule(f"sm100_{d}_t256x128x64_c2x1_2sm", m=(257, INF)),
+    ]
+
+
+def _sm100_fp8_defaults() -> List[Rule]:
+    # NOTES: the same ladder for FP8 (vLLM's SM100 breakpoints); one kernel set serves both
+    # accumulation modes on SM100 (kernel_table.resolve_accum). Blockwise follows vLLM's SM100
+    # wave rule for DeepSeek-V3's N = 7168 (56 column tiles): 64-row tiles while they fit in one
+    # wave of 148 SMs (M <= 128), the 2-SM 256x128 tile above.
+    return [
+        Rule("sm100_e4m3_scaled_t64x128x128_c1x1_1sm", m=(1, 64)),
+        Rule("sm100_e4m3_scaled_t128x128x128_c1x1_1sm", m=(65, 256)),
+        Rule("sm100_e4m3_scaled_t256x128x128_c2x1_2sm", m=(257, INF)),
+        Rule("sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm", m=(1, 128)),
+        Rule("sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm", m=(129, INF)),
+    ]
+
+
+# SM90 rules first and unchanged (their indices in explain()'s reasons stay put); rules match
+# only their own arch's families, so the SM100 rules never touch an SM90 decision.
+DEFAULT_RULES: Tuple[Rule, ...] = tuple(
+    _sm90_16bit_defaults("bf16") + _sm90_16bit_defaults("f16") + _sm90_fp8_defaults()
+    + _sm100_16bit_defaults("bf16") + _sm100_16bit_defaults("f16") + _sm100_fp8_defaults()
+)
 
 _lock = threading.Lock()
 _user_rules: List[Rule] = []
@@ -190,11 +221,13 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
 
     16-bit gemm: explain(m, n, k, torch.bfloat16). FP8 scaled_mm: explain(m, n, k,
     torch.float8_e4m3fn, scale="tensor_row_col" | "blockwise", accumulate="accurate" | "fast").
+    `arch` (90 or 100) defaults to the current GPU's, else the first built arch (90 in the default
+    build): explain(..., arch=100) shows the Blackwell choice on any machine.
     """
     from ._validate import dtype_key
 
     if arch is None:
-        arch = current_arch() or 90
+        arch = current_arch() or _first_built_arch()
     a = dtype_key(dtype)
     b = dtype_key(b_dtype) if b_dtype is not None else a
     fp8 = a in ("e4m3", "e5m2")
@@ -202,6 +235,7 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     if fp8 and scale == "none":
         scale = "tensor_row_col"
     accum = "f32" if not fp8 else ("promoted" if scale == "blockwise" or accumulate == "accurate" else "fast")
+    accum = kt.resolve_accum(arch, a, b, out, scale, accum)  # SM100 FP8: FP32 accumulation in either mode
     family = (arch, a, b, out, scale, accum)
     mask = _compiled_mask()
     with _lock:
@@ -213,6 +247,11 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
         if on and kk.family == family:
             return Decision(kk.name, "family fallback")
     raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for family {family}")
+
+
+def _first_built_arch() -> int:
+    """Without a supported GPU: the first arch this build compiled (90 unless built SM100-only)."""
+    return next((k.arch for k, on in zip(kt.KERNELS, _compiled_mask()) if on), 90)
 
 
 def current_arch() -> int:

@@ -31,11 +31,12 @@ TORCH_DTYPE_NAMES: Dict[str, str] = {
 # time by the scale's shape; "blockwise": DeepSeek 1x128 (a) x 128x128 (b).
 SCALE_MODES: Tuple[str, ...] = ("none", "tensor_row_col", "blockwise")
 # Accumulation modes, in the order of `cutlass_gemm::Accum`. "f32": plain FP32 accumulation
-# (16-bit inputs); "promoted": FP8 with periodic promotion into FP32 (accurate, default);
-# "fast": FP8 fast accumulation (explicit opt-in).
+# (16-bit inputs; SM100 FP8, whose UMMA accumulates in FP32 tensor memory, serving both FP8
+# modes); "promoted": FP8 with periodic promotion into FP32 (accurate, default); "fast": FP8
+# fast accumulation (explicit opt-in).
 ACCUMS: Tuple[str, ...] = ("f32", "promoted", "fast")
 # Mainloop/epilogue schedules. SM90: warp-specialized cooperative or ping-pong.
-# SM100: 1-SM or 2-SM UMMA.
+# SM100: 1-SM or 2-SM UMMA (tcgen05; a 2-SM UMMA spans the CTA pair of a 2x1 cluster).
 SCHEDULES: Tuple[str, ...] = ("coop", "pingpong", "1sm", "2sm")
 # Tile schedulers: data-parallel persistent, or stream-K (deterministic reduction).
 SCHEDULERS: Tuple[str, ...] = ("persistent", "streamk")
@@ -56,7 +57,7 @@ class Kernel:
     a: str
     b: str
     out: str
-    tile: Tuple[int, int, int]
+    tile: Tuple[int, int, int]  # SM90: the CTA tile; SM100: the UMMA tile (2sm: the CTA pair's)
     cluster: Tuple[int, int]
     schedule: str
     scale: str = "none"
@@ -144,6 +145,49 @@ def _sm90_fp8() -> List[Kernel]:
     return ks
 
 
+def _sm100_16bit(dtype: str) -> List[Kernel]:
+    # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
+    # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
+    # 256x128 2-SM for large M x N (vLLM's default FP8 tile; each CTA loads half of B), 128x256
+    # 1-SM as the wide-N alternative (256 of 512 TMEM columns, double-buffered), 128x128 1-SM for
+    # the middle, and the 64-row 1-SM UMMA for decode-sized M. (The bf16 128x256 build spills a
+    # little: 64-byte stack at 255 registers; no default rule selects it.)
+    k = dict(arch=100, a=dtype, b=dtype, out=dtype)
+    return [
+        Kernel(tile=(256, 128, 64), cluster=(2, 1), schedule="2sm", **k),
+        Kernel(tile=(128, 256, 64), cluster=(1, 1), schedule="1sm", **k),
+        Kernel(tile=(128, 128, 64), cluster=(1, 1), schedule="1sm", **k),
+        Kernel(tile=(64, 128, 64), cluster=(1, 1), schedule="1sm", **k),
+    ]
+
+
+def _sm100_fp8() -> List[Kernel]:
+    # NOTES: on SM100 CUTLASS 4.2 has one FP8 mainloop: tcgen05 accumulates into FP32 tensor
+    # memory, with no fast-accumulation variant and no periodic promotion (Hopper's reduced-
+    # precision FP8 accumulator is what promotion works around). So the FP8 tensor_row_col
+    # kernels carry accum "f32" and serve both `accumulate="accurate"` and `"fast"`
+    # (`resolve_accum`). Blockwise keeps "promoted" on both archs: its scales are applied per
+    # 128-wide K block into FP32 registers by construction. Unverified on SM100 hardware here.
+    e4 = dict(arch=100, a="e4m3", b="e4m3", out="bf16")
+    scaled = dict(scale="tensor_row_col", **e4)
+    ks = [
+        Kernel(tile=(256, 128, 128), cluster=(2, 1), schedule="2sm", **scaled),
+        Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="1sm", **scaled),
+        Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="1sm", **scaled),
+    ]
+    for a, b in (("e4m3", "e5m2"), ("e5m2", "e4m3")):  # gradients: one operand in e5m2
+        ks.append(Kernel(arch=100, a=a, b=b, out="bf16", scale="tensor_row_col", tile=(128, 128, 128), cluster=(1, 1),
+                         schedule="1sm"))
+    block = dict(scale="blockwise", accum="promoted", **e4)
+    ks += [
+        Kernel(tile=(256, 128, 128), cluster=(2, 1), schedule="2sm", **block),
+        Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="1sm", **block),
+    ]
+    return ks
+
+
+# SM90 first, then SM100: a kernel's index is its id, so SM90 ids never move when SM100 kernels
+# are added.
 KERNELS: Tuple[Kernel, ...] = tuple(
     _sm90_16bit("bf16")
     + _sm90_16bit("f16")
@@ -153,9 +197,36 @@ KERNELS: Tuple[Kernel, ...] = tuple(
         Kernel(arch=90, a="bf16", b="bf16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),
         Kernel(arch=90, a="f16", b="f16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),
     ]
+    + _sm100_16bit("bf16")
+    + _sm100_16bit("f16")
+    + _sm100_fp8()
+    + [
+        # fp32 output on SM100: the same documented subset.
+        Kernel(arch=100, a="bf16", b="bf16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="1sm"),
+        Kernel(arch=100, a="f16", b="f16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="1sm"),
+    ]
 )
 
 KERNEL_IDS: Dict[str, int] = {k.name: i for i, k in enumerate(KERNELS)}
+
+
+def resolve_accum(arch: int, a: str, b: str, out: str, scale: str, accum: str) -> str:
+    """The accumulation mode of the kernels that serve a request on `arch`.
+
+    The request's mode ("f32" for 16-bit, "promoted" for accurate FP8, "fast") when the table has
+    kernels of that family; else "f32" when the arch's family accumulates FP8 in plain FP32 (SM100:
+    one kernel serves both FP8 modes). C++ mirrors this in registry.cpp (resolve_accum).
+    """
+    have = {k.accum for k in KERNELS if (k.arch, k.a, k.b, k.out, k.scale) == (arch, a, b, out, scale)}
+    if accum in have or "f32" not in have:
+        return accum
+    return "f32"
+
+
+def serves_accum(kernel_accum: str, requested: str) -> bool:
+    """Whether a kernel of accumulation `kernel_accum` serves a request for `requested`: the same
+    mode, or a kernel accumulating in plain FP32 (it satisfies the accurate and the fast mode)."""
+    return kernel_accum == requested or kernel_accum == "f32"
 
 
 def compile_units() -> List[Tuple[str, int, List[int]]]:

@@ -62,23 +62,28 @@ def gen_enums(t) -> str:
 
 def kernel_type(k) -> str:
     """The C++ type of a kernel (its `::fns` is the KernelFns entry)."""
-    if k.arch != 90:
-        raise NotImplementedError(f"no kernel template for {k.name}")
     assert not k.swap_ab and k.scheduler == "persistent", f"{k.name}: not implemented yet"
     m, n, kk = k.tile
-    fast = "true" if k.accum == "fast" else "false"
-    sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>"}[k.schedule]
+    if k.arch == 90:
+        fast = "true" if k.accum == "fast" else "false"
+        sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>"}[k.schedule]
+        ns = "sm90"
+    elif k.arch == 100:
+        sched = {"1sm": "sm100::OneSm", "2sm": "sm100::TwoSm"}[k.schedule]
+        ns = "sm100"
+    else:
+        raise NotImplementedError(f"no kernel template for {k.name}")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
     if k.scale == "none":
-        return f"sm90::Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
+        return f"{ns}::Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
     if k.scale == "tensor_row_col":
-        return f"sm90::ScaledGemm<DType::{enum_name(k.a)}, DType::{enum_name(k.b)}, DType::{enum_name(k.out)}, {shape}>"
-    return f"sm90::BlockwiseGemm<DType::{enum_name(k.out)}, {shape}>"
+        return f"{ns}::ScaledGemm<DType::{enum_name(k.a)}, DType::{enum_name(k.b)}, DType::{enum_name(k.out)}, {shape}>"
+    return f"{ns}::BlockwiseGemm<DType::{enum_name(k.out)}, {shape}>"
 
 
 def kernel_header(k) -> str:
-    if k.arch == 90:
-        return "kernels/sm90_gemm.cuh" if k.scale == "none" else "kernels/sm90_fp8.cuh"
+    if k.arch in (90, 100):
+        return f"kernels/sm{k.arch}_gemm.cuh" if k.scale == "none" else f"kernels/sm{k.arch}_fp8.cuh"
     raise NotImplementedError(k.name)
 
 

@@ -26,6 +26,23 @@ extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop __att
 extern const KernelFns sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_bf16_f32out_t128x128x64_c1x1_coop __attribute__((weak));
 extern const KernelFns sm90_f16_f32out_t128x128x64_c1x1_coop __attribute__((weak));
+extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
+extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_bf16_t64x128x64_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_f16_t256x128x64_c2x1_2sm __attribute__((weak));
+extern const KernelFns sm100_f16_t128x256x64_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_f16_t128x128x64_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_f16_t64x128x64_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_e4m3_scaled_t256x128x128_c2x1_2sm __attribute__((weak));
+extern const KernelFns sm100_e4m3_scaled_t128x128x128_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_e4m3_scaled_t64x128x128_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_e4m3xe5m2_scaled_t128x128x128_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_e5m2xe4m3_scaled_t128x128x128_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm __attribute__((weak));
+extern const KernelFns sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_bf16_f32out_t128x128x64_c1x1_1sm __attribute__((weak));
+extern const KernelFns sm100_f16_f32out_t128x128x64_c1x1_1sm __attribute__((weak));
 }  // namespace kernels
 
 const KernelInfo kKernels[] = {
@@ -51,8 +68,25 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong},
     {"sm90_bf16_f32out_t128x128x64_c1x1_coop", 90, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_f32out_t128x128x64_c1x1_coop},
     {"sm90_f16_f32out_t128x128x64_c1x1_coop", 90, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_f32out_t128x128x64_c1x1_coop},
+    {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
+    {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
+    {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
+    {"sm100_bf16_t64x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t64x128x64_c1x1_1sm},
+    {"sm100_f16_t256x128x64_c2x1_2sm", 100, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_t256x128x64_c2x1_2sm},
+    {"sm100_f16_t128x256x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_t128x256x64_c1x1_1sm},
+    {"sm100_f16_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_t128x128x64_c1x1_1sm},
+    {"sm100_f16_t64x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_t64x128x64_c1x1_1sm},
+    {"sm100_e4m3_scaled_t256x128x128_c2x1_2sm", 100, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kF32, &kernels::sm100_e4m3_scaled_t256x128x128_c2x1_2sm},
+    {"sm100_e4m3_scaled_t128x128x128_c1x1_1sm", 100, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kF32, &kernels::sm100_e4m3_scaled_t128x128x128_c1x1_1sm},
+    {"sm100_e4m3_scaled_t64x128x128_c1x1_1sm", 100, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kF32, &kernels::sm100_e4m3_scaled_t64x128x128_c1x1_1sm},
+    {"sm100_e4m3xe5m2_scaled_t128x128x128_c1x1_1sm", 100, DType::kE4m3, DType::kE5m2, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kF32, &kernels::sm100_e4m3xe5m2_scaled_t128x128x128_c1x1_1sm},
+    {"sm100_e5m2xe4m3_scaled_t128x128x128_c1x1_1sm", 100, DType::kE5m2, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kF32, &kernels::sm100_e5m2xe4m3_scaled_t128x128x128_c1x1_1sm},
+    {"sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm", 100, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm},
+    {"sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm", 100, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm},
+    {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
+    {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 22;
-const uint64_t kKernelTableHash = 7040179102076095671ull;
+const int kNumKernels = 39;
+const uint64_t kKernelTableHash = 9640612870019732418ull;
 
 }  // namespace cutlass_gemm
