@@ -104,17 +104,17 @@ def test_cuda_fast_path_matches_cpu(granularity, shape):
     qe, se = qz._quantize(x, granularity, torch.float8_e4m3fn)  # eager
     qc, sc = naive(x.cpu(), granularity, torch.float8_e4m3fn)
     assert s.stride() == se.stride()
-    assert _same(se.cpu(), sc)
-    # Without Inductor's IEEE-division option (older torch) the compiled division may differ
-    # from IEEE division in the last bits of the float32 quotient: scales within 2 ulp, and a
-    # flip of the FP8 rounding in a few elements, never more than one step.
-    torch.testing.assert_close(s.cpu(), sc, rtol=3e-7, atol=0)
+    # CUDA divides by a scalar through its reciprocal (eager amax / fmax), and Inductor without
+    # its IEEE-division option (older torch) may differ from IEEE division in the last bits of
+    # the float32 quotient: scales within 2 ulp of the CPU's, and a flip of the FP8 rounding in a
+    # few elements, never more than one step.
+    for got_s in (s, se):
+        torch.testing.assert_close(got_s.cpu(), sc, rtol=3e-7, atol=0)
     for got in (q, qe):
         diff = (got.float().cpu() != qc.float())
         assert diff.float().mean().item() < 1e-3, diff.sum()
         step = (got.float().cpu() - qc.float()).abs()[diff]
         assert (step <= qc.float().abs()[diff] * 0.13 + 1e-30).all()
-    assert _same(qe.cpu(), qc)  # eager: exact
 
 
 @pytest.mark.gpu
