@@ -22,10 +22,11 @@ Speed (activations are quantized on every Fp8Linear call; `python bench/quant_co
 it against the GEMM): the eager path reads x twice and writes the FP8 values once -- one inf-norm
 reduction (NaN-propagating, in x's dtype: exact), a handful of tiny kernels on the scales, and
 one division that computes in float32 and stores FP8 directly (`torch.div(..., out=fp8)`) -- where
-a naive float32 formulation makes ~7 full passes. On CUDA, outside torch.compile tracing and CUDA
-graph capture, per-token and 1x128 quantization of a tensor of at least 2^18 elements goes
-through the same function compiled by Inductor into one kernel (lazily, on first use per
-granularity and dtype pair, dynamic shapes; CUTLASS_GEMM_QUANT_COMPILE=0 stays eager). If that compile fails the eager path
+a naive float32 formulation makes ~7 full passes. With CUTLASS_GEMM_QUANT_COMPILE=1 (opt-in: on
+the H200's torch 2.11 Inductor's Triton build of it failed, "PassManager::run failed"), outside
+torch.compile tracing and CUDA graph capture, per-token and 1x128 quantization of a tensor of at
+least 2^18 elements on CUDA goes through the same function compiled by Inductor into one kernel
+(lazily, on first use per granularity and dtype pair, dynamic shapes). If that compile fails the eager path
 is used from then on (with a warning). When the caller is itself being compiled, the eager
 formulation is traced and Inductor fuses it into the caller's graph; during CUDA graph capture
 the eager path runs (capture-safe: no syncs, no compilation inside a capture).
@@ -117,7 +118,7 @@ _COMPILE_MIN_NUMEL = 1 << 18
 
 def _use_compiled(x: torch.Tensor, granularity: str) -> bool:
     return (not torch.compiler.is_compiling() and granularity in _FAST and x.is_cuda and not _COMPILE_FAILED
-            and x.numel() >= _COMPILE_MIN_NUMEL and os.environ.get("CUTLASS_GEMM_QUANT_COMPILE", "1") != "0"
+            and x.numel() >= _COMPILE_MIN_NUMEL and os.environ.get("CUTLASS_GEMM_QUANT_COMPILE", "0") == "1"
             and not torch.cuda.is_current_stream_capturing())
 
 

@@ -252,7 +252,9 @@ def test_llama_fp8(device, mode, granularity):
     print(f"\n{device} fp8 {granularity} {mode}: worst layer vs fake-quantized {worst:.2e}; logits vs "
           f"fake-quantized model {err:.2e}, quantization error (fake-quantized vs bf16) {quant_err:.2e}")
     assert worst < 1e-2, f"an Fp8Linear is {worst:.3e} (relative) off its fake-quantized reference"
-    assert err < 0.5 * quant_err, f"logits {err:.3e} off the fake-quantized model (quantization error {quant_err:.3e})"
+    # The whole model only bounds the drift: last-bit differences flip FP8 roundings downstream
+    # and compound over layers (the per-layer check above is the precise one).
+    assert err < quant_err, f"logits {err:.3e} off the fake-quantized model (quantization error {quant_err:.3e})"
     assert 1e-2 < quant_err < 0.2, f"FP8 vs bf16 model: {quant_err:.3e}"
 
 
