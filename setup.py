@@ -243,7 +243,7 @@ def extension_setup():
         name="cutlass_gemm._C",
         sources=glue,
         include_dirs=[os.path.join(ROOT, "csrc"), os.path.join(CUDA_HOME, "include")],
-        extra_compile_args={"cxx": ["-O3", "-DUSE_CUDA", TORCH_TARGET]},
+        extra_compile_args={"cxx": ["-O3", "-g0", "-DUSE_CUDA", TORCH_TARGET]},  # -g0: no DWARF in the wheel (Python's CFLAGS add -g)
         py_limited_api=True,  # abi3 (torch defines Py_LIMITED_API): one wheel for CPython >= 3.10
     )
     return dict(ext_modules=[ext], cmdclass={"build_ext": Build}, options={"bdist_wheel": {"py_limited_api": "cp310"}})
