@@ -122,6 +122,8 @@ def _format(report: Dict[str, object]) -> str:
     for section, body in report.items():
         lines.append(f"{section}:")
         items = body if isinstance(body, list) else [body]
+        if isinstance(body, dict) and not body:
+            lines.append("  (none)")
         for item in items:
             if isinstance(item, dict):
                 for k, v in item.items():
