@@ -9,6 +9,10 @@ Environment knobs:
     CUTLASS_DIR           a CUTLASS checkout (else third_party/cutlass, else the nvidia-cutlass package)
     MAX_JOBS              parallel nvcc jobs (default: cores, at most one per 8 GB of memory)
     CUTLASS_GEMM_NVCC_FLAGS  extra nvcc flags for the kernel units (e.g. "-lineinfo -Xptxas -v")
+    CUTLASS_GEMM_NVCC_LAUNCHER  a compiler cache put in front of nvcc for the kernel units (ccache, sccache)
+
+Release: `python -m build --wheel --no-isolation` (one cp310-abi3 wheel), `python -m build --sdist
+--no-isolation` (compiles nothing); the version lives in cutlass_gemm/_version.py.
 """
 
 import importlib.util
@@ -118,7 +122,7 @@ def build_kernel_objects(build_dir, cuda_home, includes, units):
     os.makedirs(build_dir, exist_ok=True)
     lines = [
         "ninja_required_version = 1.3",
-        f"nvcc = {nvcc}",
+        f"nvcc = {shlex.join([*nvcc_launcher(), nvcc])}",
         f"flags = {' '.join(shlex.quote(f) for f in flags)}",
         "rule nvcc",
         "  command = $nvcc $flags $gencode -MD -MF $out.d -c $in -o $out",
@@ -161,13 +165,54 @@ def locate_cuda_home():
     return None
 
 
-def write_build_info(torch, archs):
-    """cutlass_gemm/_build_info.py (ignored by git): what the import-time checks compare against."""
+def nvcc_launcher():
+    """CUTLASS_GEMM_NVCC_LAUNCHER, e.g. "ccache" or "sccache": prefixed to nvcc in the kernel ninja
+    file, so CI runners can cache kernel units across builds (each takes minutes)."""
+    return shlex.split(os.environ.get("CUTLASS_GEMM_NVCC_LAUNCHER", ""))
+
+
+def build_facts(cuda_home, includes, table, units):
+    """What `cutlass_gemm.build_info()` reports: CUTLASS and nvcc versions, the compiled kernels,
+    the commit. Best effort: a fact that cannot be read is None, never a build failure."""
+    facts = {"CUTLASS_VERSION": None, "NVCC_VERSION": None, "GIT_COMMIT": None}
+    try:
+        with open(os.path.join(includes[0], "cutlass", "version.h")) as fh:
+            text = fh.read()
+        parts = [re.search(rf"#define CUTLASS_{k}\s+(\d+)", text) for k in ("MAJOR", "MINOR", "PATCH")]
+        facts["CUTLASS_VERSION"] = ".".join(m.group(1) for m in parts) if all(parts) else None
+    except OSError:
+        pass
+    try:
+        out = subprocess.run([os.path.join(cuda_home, "bin", "nvcc"), "--version"], capture_output=True, text=True, timeout=60).stdout
+        m = re.search(r"release [\d.]+, V([\d.]+)", out)
+        facts["NVCC_VERSION"] = m.group(1) if m else None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    if os.path.exists(os.path.join(ROOT, ".git")):
+        try:
+            git = ["git", "-C", ROOT]
+            sha = subprocess.run([*git, "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, timeout=30).stdout.strip()
+            dirty = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, timeout=30).stdout.strip()
+            facts["GIT_COMMIT"] = (sha + ("+dirty" if dirty else "")) or None
+        except (OSError, subprocess.SubprocessError):
+            pass
+    stems = {os.path.basename(src)[:-3] for src, _ in units}
+    facts["KERNELS"] = [table.KERNELS[i].name for stem, _, ids in table.compile_units() if stem in stems for i in ids]
+    facts["KERNEL_FILTER"] = os.environ.get("CUTLASS_GEMM_KERNELS") or None
+    facts["CUTLASS_SOURCE"] = os.path.dirname(includes[0])
+    return facts
+
+
+def write_build_info(torch, archs, facts):
+    """cutlass_gemm/_build_info.py (ignored by git, shipped in the wheel): what the import-time
+    checks compare against and what `cutlass_gemm.build_info()` reports."""
     with open(os.path.join(ROOT, "cutlass_gemm", "_build_info.py"), "w") as fh:
         fh.write("# Written by setup.py at build time.\n")
         fh.write(f"CUDA_VERSION = {torch.version.cuda!r}\n")
-        fh.write(f"TORCH_VERSION = {torch.__version__.split('+')[0]!r}\n")
+        fh.write(f"TORCH_VERSION = {torch.__version__!r}\n")
         fh.write(f"ARCHS = {sorted(archs)!r}\n")
+        for key, value in facts.items():
+            fh.write(f"{key} = {value!r}\n")
 
 
 def extension_setup():
@@ -186,9 +231,9 @@ def extension_setup():
 
     table = load_kernel_table()
     archs = parse_archs()
-    write_build_info(torch, archs)
     includes = cutlass_include_dirs()
     units = kernel_units(table, archs)
+    write_build_info(torch, archs, build_facts(CUDA_HOME, includes, table, units))
 
     class Build(BuildExtension):
         def build_extension(self, ext):
@@ -201,7 +246,7 @@ def extension_setup():
         name="cutlass_gemm._C",
         sources=glue,
         include_dirs=[os.path.join(ROOT, "csrc"), os.path.join(CUDA_HOME, "include")],
-        extra_compile_args={"cxx": ["-O3", "-DUSE_CUDA", TORCH_TARGET]},
+        extra_compile_args={"cxx": ["-O3", "-g0", "-DUSE_CUDA", TORCH_TARGET]},  # -g0: no DWARF in the wheel (Python's CFLAGS add -g)
         py_limited_api=True,  # abi3 (torch defines Py_LIMITED_API): one wheel for CPython >= 3.10
     )
     return dict(ext_modules=[ext], cmdclass={"build_ext": Build}, options={"bdist_wheel": {"py_limited_api": "cp310"}})

@@ -13,6 +13,7 @@ import torch
 
 import cutlass_gemm
 from bench import cases, cli, metrics, report, runner, suites
+from pkg_paths import pythonpath
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -424,10 +425,11 @@ def test_progress_fallback(monkeypatch, capsys):
     assert "[odd gemm] 0/2 1x2x3" in err and "[odd gemm] 1/2 done" in err
 
 
-def test_entry_points():
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT] + os.environ.get("PYTHONPATH", "").split(os.pathsep)))
+def test_entry_points(tmp_path):
+    # cwd outside the checkout: `python -m` puts the cwd first, and an installed cutlass_gemm must win.
+    env = dict(os.environ, PYTHONPATH=pythonpath())
     for cmd in ([sys.executable, "-m", "bench", "--help"], [sys.executable, os.path.join(ROOT, "bench", "sweep.py"), "--help"]):
-        p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+        p = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0 and "usage" in p.stdout, p.stderr
     for name in ("demo", "fallback_cost", "sweep"):  # package mode: relative imports
         assert importlib.import_module(f"bench.{name}").graph_time_ms is runner.graph_time_ms

@@ -18,6 +18,7 @@ import torch
 
 from cutlass_gemm import autotune as tune
 from cutlass_gemm import configs
+from pkg_paths import pythonpath
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNELS = ["sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t64x128x64_c1x1_pingpong",
@@ -72,8 +73,8 @@ def test_concurrent_writers_merge_into_a_valid_file(tmp_path, monkeypatch):
     path = str(tmp_path / "tuned.json")
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     start, stop, out = ctx.Event(), ctx.Event(), ctx.Queue()
-    # Spawned children need everything importable: cutlass_gemm (repo root) and this module (tests/).
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([ROOT, os.path.dirname(__file__), os.environ.get("PYTHONPATH", "")]))
+    # Spawned children need everything importable: this process's cutlass_gemm and this module (tests/).
+    monkeypatch.setenv("PYTHONPATH", pythonpath(os.path.dirname(__file__)))
     writers = [ctx.Process(target=_writer, args=(path, w, start)) for w in range(WRITERS)]
     reader = ctx.Process(target=_reader, args=(path, start, stop, out))
     for p in writers + [reader]:
@@ -310,7 +311,7 @@ def test_configs_save_is_atomic_and_load_validates(tmp_path, monkeypatch):
 
 
 def _import_with(env_extra) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=ROOT, CUDA_VISIBLE_DEVICES="", **env_extra)
+    env = dict(os.environ, PYTHONPATH=pythonpath(), CUDA_VISIBLE_DEVICES="", **env_extra)
     code = ("import warnings; warnings.simplefilter('always')\n"
             "import cutlass_gemm, torch\n"
             "a = torch.randn(4, 8, dtype=torch.bfloat16); b = torch.randn(3, 8, dtype=torch.bfloat16)\n"

@@ -12,6 +12,7 @@ import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+from pkg_paths import pythonpath
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not available")
 
@@ -59,7 +60,6 @@ def test_rules_register_after_a_late_dtensor_import():
         "assert torch.ops.cutlass_gemm.gemm.default in funcs and torch.ops.cutlass_gemm.scaled_mm.default in funcs\n"
         "print('ok')\n"
     )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([p for p in (os.environ.get("PYTHONPATH"), root) if p]))
+    env = dict(os.environ, PYTHONPATH=pythonpath())
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-2000:]
