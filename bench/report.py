@@ -58,9 +58,9 @@ def environment(argv: List[str]) -> dict:
         "cutlass_gemm": getattr(cutlass_gemm, "__version__", None),
         "python": platform.python_version(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        # A machine that got the tree without .git (a copied checkout) names it: CUTLASS_GEMM_COMMIT.
-        "git_commit": _run(["git", "rev-parse", "HEAD"]) or os.environ.get("CUTLASS_GEMM_COMMIT"),
-        "git_dirty": None if status is None else bool(status),
+        # A machine that got a copied tree (no .git, or a stale one) is told the commit: CUTLASS_GEMM_COMMIT wins.
+        "git_commit": os.environ.get("CUTLASS_GEMM_COMMIT") or _run(["git", "rev-parse", "HEAD"]),
+        "git_dirty": None if os.environ.get("CUTLASS_GEMM_COMMIT") or status is None else bool(status),
         "command": "python -m bench " + shlex.join(argv),
     }
 
