@@ -37,6 +37,8 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
+from ._validate import classify_scale_a, classify_scale_b
+
 _DTENSOR_MODULE = "torch.distributed.tensor"
 _lock = threading.Lock()
 _registered = False
@@ -51,6 +53,11 @@ def _leading(shape: Sequence[int]) -> int:
     for s in shape[:-1]:
         m *= int(s)
     return m
+
+
+def _meta(spec) -> torch.Tensor:
+    """A storage-free tensor of a DTensorSpec's global shape, for the validator's shape rules."""
+    return torch.empty(tuple(spec.shape), device="meta")
 
 
 def _opt(t, placement):
@@ -79,8 +86,9 @@ def scaled_mm_strategies(a, b, scale_a, scale_b, bias=None, residual=None, *, ac
     R, d, w = Replicate(), a.ndim - 1, _mesh_size(a)
     m, k, n = _leading(a.shape), int(a.shape[-1]), int(b.shape[0])
     kb, nb = -(-k // 128), -(-n // 128)
-    sa = _classify(scale_a, m, (m, kb))
-    sb = _classify(scale_b, n, (nb, kb))
+    # The validator's reading of the scale shapes (a shape it rejects fails when the op runs).
+    sa = {"tensor": "tensor", "row": "vector"}.get(classify_scale_a(_meta(scale_a), m, kb), "block")
+    sb = {"tensor": "tensor", "col": "vector"}.get(classify_scale_b(_meta(scale_b), n, nb, kb), "block")
     out = [([R], [R, R, R, R, _opt(bias, R), _opt(residual, R)])]
     # column-parallel: N split; a per-channel or 128-row-block scale_b splits with it
     sb_col = {"tensor": R, "vector": Shard(0), "block": Shard(0) if n % (128 * w) == 0 else None}[sb]
@@ -99,19 +107,6 @@ def scaled_mm_strategies(a, b, scale_a, scale_b, bias=None, residual=None, *, ac
         out.append(([Partial()], [Shard(d), Shard(1), sa_row, sb_row, _opt(bias, Partial()),
                                   _opt(residual, Partial())]))
     return out
-
-
-def _classify(spec, rows: int, blocks: Tuple[int, int]) -> str:
-    """How scaled_mm reads a scale of this shape: 'tensor', 'vector' (per row/column) or 'block'."""
-    shape = tuple(int(s) for s in spec.shape)
-    numel = 1
-    for s in shape:
-        numel *= s
-    if numel == 1:
-        return "tensor"
-    if shape in ((rows,), (rows, 1)):
-        return "vector"
-    return "block"  # the validator rejects anything else when the op runs
 
 
 def register_sharding_rules() -> None:

@@ -58,7 +58,7 @@ class Attention(torch.nn.Module):
         return self.o(y.transpose(1, 2).reshape(b, s, -1), residual=x)
 
 
-def _plan(model, names_col, names_row):
+def _plan(names_col, names_row):
     from torch.distributed.tensor.parallel import ColwiseParallel, RowwiseParallel
 
     return {**{n: ColwiseParallel() for n in names_col}, **{n: RowwiseParallel() for n in names_row}}
@@ -88,7 +88,7 @@ def run_cases(rank: int, world: int, backend: str, store_path: str, report_path:
     import cutlass_gemm
     from cutlass_gemm.nn import Fp8Linear, Linear
     from torch.distributed.tensor import Replicate, Shard, distribute_tensor, init_device_mesh
-    from torch.distributed.tensor.parallel import parallelize_module
+    from torch.distributed.tensor.parallel import RowwiseParallel, parallelize_module
 
     store = dist.FileStore(store_path, world)
     dist.init_process_group(backend, store=store, rank=rank, world_size=world)
@@ -179,7 +179,7 @@ def run_cases(rank: int, world: int, backend: str, store_path: str, report_path:
                 full_bytes = _weight_bytes(model)
                 with torch.no_grad():
                     want = model(x)
-                    tp = parallelize_module(copy.deepcopy(model), mesh, _plan(model, cols, rows))
+                    tp = parallelize_module(copy.deepcopy(model), mesh, _plan(cols, rows))
                     out, c = _comm_counts(lambda: tp(x))
                     out, c = _comm_counts(lambda: tp(x))  # the second call: FP8 copies already sharded
                 check(f"{block} {label}", out, want, kind, {"all_reduce": len(rows)}, c, section="modules")
@@ -194,7 +194,7 @@ def run_cases(rank: int, world: int, backend: str, store_path: str, report_path:
             xi = randn(2, 24, h)
             with torch.no_grad():
                 want = layer(xi, residual=x)
-                tp = parallelize_module(copy.deepcopy(layer), mesh, RowwiseParallel_())
+                tp = parallelize_module(copy.deepcopy(layer), mesh, RowwiseParallel())
                 tp(xi_shard(xi, mesh), residual=x)  # the first call shards the FP8 copy (K-sharded amax: one all-reduce)
                 out, c = _comm_counts(lambda: tp(xi_shard(xi, mesh), residual=x))
             check(f"row-parallel + silu {label}", out, want, kind, {"all_reduce": 1}, c, section="modules")
@@ -203,12 +203,6 @@ def run_cases(rank: int, world: int, backend: str, store_path: str, report_path:
                 json.dump(report, f, indent=1)
     finally:
         dist.destroy_process_group()
-
-
-def RowwiseParallel_():
-    from torch.distributed.tensor.parallel import RowwiseParallel
-
-    return RowwiseParallel()
 
 
 def xi_shard(x, mesh):
