@@ -197,10 +197,15 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 
 // Measurement knob (bench/fp8_promotion.py): CUTLASS_GEMM_FP8_PROMOTION_INTERVAL overrides the promoted FP8
 // mainloop's MMAs (k-blocks of 32) per FP32 promotion; default 4 = every 128 K. Read once per process.
+// Returns 0 when unset, else the value; -1 when it is not a positive multiple of 4 (a promotion
+// must fall on a 128-wide k-tile boundary).
 int fp8_promotion_interval() {
   static const int v = [] {
     const char* e = std::getenv("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL");
-    return e ? std::atoi(e) : 0;
+    if (e == nullptr || *e == '\0') return 0;
+    char* end = nullptr;
+    long x = std::strtol(e, &end, 10);
+    return (*end == '\0' && x > 0 && x % 4 == 0 && x <= 4096) ? int(x) : -1;
   }();
   return v;
 }
@@ -209,7 +214,13 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   const KernelInfo& ki = kKernels[id];
   p.device = like.get_device_index();
   p.sm_count = device_info(p.device).sm_count;
-  p.fp8_promotion_interval = fp8_promotion_interval();
+  if (ki.scale == ScaleMode::kTensorRowCol && ki.accum == Accum::kPromoted) {
+    p.fp8_promotion_interval = fp8_promotion_interval();
+    if (p.fp8_promotion_interval < 0)
+      fail(op, std::string("expected CUTLASS_GEMM_FP8_PROMOTION_INTERVAL a positive multiple of 4 up to 4096 (MMAs "
+                           "of K = 32 per FP32 promotion; 4 = every 128 K, the default), got '") +
+                   std::getenv("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL") + "'");
+  }
   int st = ki.fns->can_implement(p);
   if (st != kOk) fail(op, std::string("kernel ") + ki.name + " cannot run this problem: " + status_string(st));
   size_t ws_bytes = ki.fns->workspace_size(p);
