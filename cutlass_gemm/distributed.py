@@ -146,18 +146,24 @@ class _AfterImport(importlib.abc.MetaPathFinder):
         def exec_and_register(module):
             exec_module(module)
             _remove_hook()
-            try:
-                register_sharding_rules()
-            except Exception as e:  # never break the user's import
-                import warnings
-
-                warnings.warn(f"cutlass_gemm: DTensor sharding rules not registered ({e})", stacklevel=2)
+            _register_or_warn()
 
         loader.exec_module = exec_and_register
         return spec
 
 
 _hook: Optional[_AfterImport] = None
+
+
+def _register_or_warn() -> None:
+    """Registration from an import never breaks the import (DTensor's API is partly private)."""
+    try:
+        register_sharding_rules()
+    except Exception as e:
+        import warnings
+
+        warnings.warn(f"cutlass_gemm: DTensor sharding rules not registered ({type(e).__name__}: {e}); "
+                      "cutlass_gemm ops will not accept DTensors", stacklevel=3)
 
 
 def _remove_hook() -> None:
@@ -173,7 +179,7 @@ def _install() -> None:
     if not torch.distributed.is_available():
         return
     if _DTENSOR_MODULE in sys.modules:
-        register_sharding_rules()
+        _register_or_warn()
     elif _hook is None:
         _hook = _AfterImport()
         sys.meta_path.insert(0, _hook)
