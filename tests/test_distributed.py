@@ -63,3 +63,37 @@ def test_rules_register_after_a_late_dtensor_import():
     env = dict(os.environ, PYTHONPATH=pythonpath())
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0 and "ok" in r.stdout, r.stderr[-2000:]
+
+
+def _two_d_mesh_errors(rank, store_path, out_path):
+    import cutlass_gemm
+    from torch.distributed.tensor import Replicate, Shard, distribute_tensor, init_device_mesh
+
+    dist.init_process_group("gloo", store=dist.FileStore(store_path, 1), rank=0, world_size=1)
+    try:
+        mesh = init_device_mesh("cpu", (1, 1))
+        msgs = []
+        for lin in (cutlass_gemm.nn.Linear, cutlass_gemm.nn.Fp8Linear):
+            m = lin(256, 128, dtype=torch.bfloat16)
+            m.weight = torch.nn.Parameter(distribute_tensor(m.weight.data, mesh, [Shard(0), Replicate()]))
+            try:
+                m(torch.randn(4, 256, dtype=torch.bfloat16))
+                msgs.append("no error")
+            except NotImplementedError as e:
+                msgs.append(str(e))
+        with open(out_path, "w") as f:
+            json.dump(msgs, f)
+    finally:
+        dist.destroy_process_group()
+
+
+def test_two_d_mesh_is_a_clear_error(tmp_path):
+    """The nn modules shard over a 1-D mesh; a 2-D one is refused with the fix, before any kernel."""
+    if not dist.is_gloo_available():
+        pytest.skip("gloo is not available")
+    out = tmp_path / "msgs.json"
+    mp.spawn(_two_d_mesh_errors, args=(str(tmp_path / "store"), str(out)), nprocs=1, join=True)
+    msgs = json.loads(out.read_text())
+    assert len(msgs) == 2
+    for what, msg in zip(("Linear", "Fp8Linear"), msgs):
+        assert msg.startswith(f"cutlass_gemm.nn.{what}: tensor parallelism over a 2-D mesh is not supported"), msg
