@@ -12,14 +12,13 @@ import pytest
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
+import tp_cases
 from pkg_paths import pythonpath
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not available")
 
 
 def _spawn(tmp_path, backend):
-    import tp_cases
-
     report = tmp_path / "tp_report.json"
     env = {"NCCL_NVLS_ENABLE": "0", "TORCH_SYMM_MEM_DISABLE_MULTICAST": "1"}  # keep multicast off
     for k, v in env.items():
@@ -85,6 +84,7 @@ def _two_d_mesh_errors(rank, store_path, out_path):
             json.dump(msgs, f)
     finally:
         dist.destroy_process_group()
+    tp_cases.exit_worker()
 
 
 def test_two_d_mesh_is_a_clear_error(tmp_path):

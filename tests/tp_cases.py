@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import sys
 
 import torch
 import torch.distributed as dist
@@ -201,8 +202,19 @@ def run_cases(rank: int, world: int, backend: str, store_path: str, report_path:
         if rank == 0:
             with open(report_path, "w") as f:
                 json.dump(report, f, indent=1)
+        dist.barrier()  # no rank tears down its sockets while the other still has work in flight
     finally:
         dist.destroy_process_group()
+    exit_worker()
+
+
+def exit_worker() -> None:
+    """End a spawned worker that succeeded without interpreter finalization: gloo worker threads that
+    still hold tensors can abort it with SIGABRT ("terminate called without an active exception",
+    pytorch#179291), which mp.spawn reports as a failure."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def xi_shard(x, mesh):
