@@ -1,10 +1,34 @@
 #!/usr/bin/env bash
-# Regenerates bench/results/ on an SM90 GPU: the suites, same-run competitors, no torch.compile
-# column (its max-autotune costs minutes per shape; run `python -m bench --quick` for it).
-# On a machine that got a copied tree, name the commit: CUTLASS_GEMM_COMMIT=<sha> bash bench/regenerate.sh
+# Regenerates bench/results/ on an SM90 GPU: every suite with its same-run competitors.
+#   bash bench/regenerate.sh [OUT] [PART...]      PART: core odd compile (default: all three)
+# core: square, llama3_70b (gemm, fused; FP8 tensor/row at both accumulations), deepseek_v3 blockwise,
+#   no torch.compile column. odd: the shapes no tile divides (fallback paths), same competitors.
+# compile: square gemm bias_gelu_residual with the torch.compile max-autotune column (minutes per
+#   shape, so one suite; it rewrites that suite's files with the extra column).
+# Parts fit one 10-minute call each on the H200. On a machine that got a copied tree, name the
+# commit: CUTLASS_GEMM_COMMIT=<sha> bash bench/regenerate.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:-bench/results}"
-python -m bench --suite square,llama3_70b --op gemm --epilogue none,bias_gelu_residual --no-compile --out "$OUT"
-python -m bench --suite square,llama3_70b --op scaled_mm --scale tensor,row --accumulate accurate,fast --epilogue bias --no-compile --out "$OUT"
-python -m bench --suite deepseek_v3 --op scaled_mm --scale blockwise --accumulate accurate --epilogue none --no-compile --out "$OUT"
+shift || true
+PARTS="${*:-core odd compile}"
+for part in $PARTS; do
+  case "$part" in
+    core)
+      python -m bench --suite square,llama3_70b --op gemm --epilogue none,bias_gelu_residual --no-compile --out "$OUT"
+      python -m bench --suite square,llama3_70b --op scaled_mm --scale tensor,row --accumulate accurate,fast --epilogue bias --no-compile --out "$OUT"
+      python -m bench --suite deepseek_v3 --op scaled_mm --scale blockwise --accumulate accurate --epilogue none --no-compile --out "$OUT"
+      ;;
+    odd)
+      python -m bench --suite odd --op gemm --epilogue bias_gelu_residual --no-compile --out "$OUT"
+      python -m bench --suite odd --op scaled_mm --scale row --accumulate accurate --epilogue bias --no-compile --out "$OUT"
+      ;;
+    compile)
+      python -m bench --suite square --op gemm --epilogue bias_gelu_residual --out "$OUT"
+      ;;
+    *)
+      echo "regenerate.sh: unknown part '$part' (expected core, odd or compile)" >&2
+      exit 2
+      ;;
+  esac
+done

@@ -149,7 +149,8 @@ def test_sm100_kernel_types():
     gen = _generator()
     for k in SM100:
         t = gen.kernel_type(k)
-        assert t.startswith("sm100::") and ("sm100::TwoSm" in t) == (k.schedule == "2sm"), t
+        assert t.endswith(("sm100::OneSm>", "sm100::TwoSm>")) and ("sm100::TwoSm" in t) == (k.schedule == "2sm"), t
+        assert gen.kernel_headers(k)[0] == "kernels/sm100_schedules.cuh"
 
 
 def test_setup_compiles_each_unit_for_its_own_arch():

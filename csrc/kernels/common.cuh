@@ -1,5 +1,8 @@
-// Shared pieces of the SM90 kernels: schedules, element types, the epilogue trees, and the
-// adapter calls every kernel exposes through KernelFns. Torch-free.
+// What every kernel template shares on both archs: element types, tiles, the epilogue trees (the
+// SM90 EVT nodes, which CUTLASS also runs inside the SM100 TMA epilogue), the CUTLASS argument
+// tree, and the adapter calls every kernel exposes through KernelFns. Torch-free. The arch enters
+// only through the schedule (sm90_schedules.cuh, sm100_schedules.cuh): its `Arch` tag, kernel
+// schedules, CTAs per MMA and blockwise scale config.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -14,27 +17,10 @@
 #include "../gemm_api.h"
 #include "activation.cuh"
 
-namespace cutlass_gemm::sm90 {
+namespace cutlass_gemm::kernels {
 
 using namespace cute;
 namespace fusion = cutlass::epilogue::fusion;
-
-// Mainloop x epilogue schedules. `Fast` selects FP8 fast accumulation; without it FP8 inputs
-// get CUTLASS's promoted mainloop (partial sums moved into FP32 registers every 4 k-blocks).
-template <bool Fast = false>
-struct Coop {  // two consumer warpgroups share one tile: large tiles, best on big M x N
-  using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
-                                       cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
-  using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise;
-  using Epilogue = cutlass::epilogue::TmaWarpSpecializedCooperative;
-};
-template <bool Fast = false>
-struct Pingpong {  // consumer warpgroups alternate tiles: one's epilogue hides under the other's MMA
-  using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum,
-                                       cutlass::gemm::KernelTmaWarpSpecializedPingpong>;
-  using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8Blockwise;
-  using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
-};
 
 template <DType> struct Element;
 template <> struct Element<DType::kBf16> { using type = cutlass::bfloat16_t; };
@@ -141,15 +127,42 @@ struct AdapterFns {
   static constexpr KernelFns fns{&workspace_size, &can_implement, &run};
 };
 
+// Tiles: a kernel is named by (and instantiated with) its MMA tile. On SM90 and for a 1-SM SM100
+// kernel one CTA computes all of it; a 2-SM SM100 tile is shared by the CTA pair of a 2x1 cluster,
+// each CTA computing (and storing) M/2 rows. The builders get the MMA tile; the EVT broadcast
+// nodes work per CTA and get the CTA tile.
+template <int TM, int TN, int TK, class Schedule>
+struct Tiles {
+  static_assert(TM % Schedule::kCtasPerMma == 0);
+  using Mma = Shape<Int<TM>, Int<TN>, Int<TK>>;                             // MMA tile (builders)
+  using Cta = Shape<Int<TM / Schedule::kCtasPerMma>, Int<TN>, Int<TK>>;     // per-CTA tile (EVT nodes)
+};
+
 // The epilogue collective for a tree (C and D row-major in the output dtype).
-template <class TileShape, class ClusterShape, class ElementD, class Schedule, class Tree>
+template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree>
 using CollectiveEpilogueFor = typename cutlass::epilogue::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
-    TileShape, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
+    typename Schedule::Arch, cutlass::arch::OpClassTensorOp,
+    MmaTile, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
     float, float,                                                          // accumulator, compute
     ElementD, cutlass::layout::RowMajor, 16 / sizeof(ElementD),            // C = residual
     ElementD, cutlass::layout::RowMajor, 16 / sizeof(ElementD),            // D
     typename Schedule::Epilogue, Tree>::CollectiveOp;
+
+// The mainloop collective (FP32 accumulation) with the stages left after the epilogue's shared memory.
+template <class ElementA, class LayoutA, int AlignA, class ElementB, class LayoutB, int AlignB, class MmaTile,
+          class ClusterShape, class CollectiveEpilogue, class Arch, class KernelSchedule>
+using CollectiveMainloopFor = typename cutlass::gemm::collective::CollectiveBuilder<
+    Arch, cutlass::arch::OpClassTensorOp,
+    ElementA, LayoutA, AlignA,
+    ElementB, LayoutB, AlignB,
+    float,
+    MmaTile, ClusterShape,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+    KernelSchedule>::CollectiveOp;
+
+template <class CollectiveMainloop, class CollectiveEpilogue>
+using PersistentKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
+                                                              CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;
 
 // C/D pointers and strides: without a residual, C aliases D and beta is 0 (never read).
 template <class Kernel, class ElementD>
@@ -162,4 +175,30 @@ auto epilogue_io(const GemmParams& p) {
                           StrideD{p.ldd, _1{}, int64_t(0)});
 }
 
-}  // namespace cutlass_gemm::sm90
+// The arguments every kernel shares: the problem, A and B (row-major [M,K] and [N,K]) followed by
+// the mainloop's extra arguments (blockwise scales), C/D and the device; the epilogue tree's
+// arguments are the caller's (`args.epilogue.thread`).
+template <class Kernel, class ElementA, class ElementB, class ElementD, class... MainloopExtra>
+typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments gemm_args(const GemmParams& p,
+                                                                                  MainloopExtra... extra) {
+  using StrideA = typename Kernel::StrideA;
+  using StrideB = typename Kernel::StrideB;
+  auto [ptr_c, stride_c, ptr_d, stride_d] = epilogue_io<Kernel, ElementD>(p);
+  typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments args{
+      cutlass::gemm::GemmUniversalMode::kGemm,
+      {int(p.m), int(p.n), int(p.k), 1},
+      {static_cast<const ElementA*>(p.a), StrideA{p.lda, _1{}, int64_t(0)},
+       static_cast<const ElementB*>(p.b), StrideB{p.ldb, _1{}, int64_t(0)}, extra...},
+      {{}, ptr_c, stride_c, ptr_d, stride_d}};
+  args.hw_info.device_id = p.device;
+  args.hw_info.sm_count = p.sm_count;
+  return args;
+}
+
+// Arguments of AlphaX: alpha * acc + bias_d.
+template <class X, class ElementD>
+typename X::Arguments alpha_x_args(const GemmParams& p, const BiasPtrs<ElementD>& bias) {
+  return {{{p.alpha}}, {}, {bias.d, ElementD(0), {}}, {}};
+}
+
+}  // namespace cutlass_gemm::kernels

@@ -1,0 +1,106 @@
+// FP8 GEMMs with dequant scaling fused, one template each for SM90 and SM100 (the schedule picks
+// the arch; sm100_schedules.cuh says what differs there).
+//   D = act((A @ B^T) * scale_a * scale_b + bias) + beta * residual
+// ScaledGemm: per-tensor / per-row (a) / per-column (b) scales applied in the epilogue, one
+//   kernel for every mix (dynamic-broadcast nodes). On SM90, fast accumulation or CUTLASS's
+//   promoted mainloop (FP32 promotion every 4 k-blocks, or the interval the caller sets).
+// BlockwiseGemm: DeepSeek 1x128 (a) x 128x128 (b) scales applied per 128-wide K block in the
+//   mainloop (CUTLASS's blockwise-scaled mainloops, examples 67 and 81), FP32 accumulation across
+//   blocks. Scales are read M-major (a: [ceil(K/128), ld >= M, ld % 4 == 0]) and N-major
+//   (b: [ceil(K/128), ceil(N/128)]): the layouts CUTLASS's mainloops support on both archs.
+#pragma once
+
+#include "common.cuh"
+
+namespace cutlass_gemm::kernels {
+
+// CUTLASS's promoted (accurate) SM90 FP8 mainloop, as opposed to fast accumulation.
+template <class DispatchPolicy>
+struct IsPromotedFp8 : std::false_type {};
+template <int Stages, class ClusterShape, class KernelSchedule>
+struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, ClusterShape, KernelSchedule>>
+    : std::true_type {};
+
+template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule>
+struct ScaledGemm {
+  using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
+  using ElementB = typename Element<kB>::type;                       // B element
+  using ElementD = typename Element<kOut>::type;                     // D (and residual) element
+  static constexpr int kAlignD = 16 / sizeof(ElementD);
+  static constexpr int kRoundM = 1;
+  using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
+  using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
+  using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
+  using X = ScaledX<CtaTile, ElementD>;                              // scale_a * acc * scale_b + bias_d
+  using Tree = EpilogueTail<CtaTile, ElementD, X>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree>;
+  using CollectiveMainloop =
+      CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
+                            ElementB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
+                            MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
+                            typename Schedule::Mainloop>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue>;
+  using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+
+  static typename Adapter::Arguments make_args(const GemmParams& p) {
+    auto args = gemm_args<Kernel, ElementA, ElementB, ElementD>(p);
+    auto bias = split_bias<ElementD>(p, kOut);
+    const bool row_a = p.scale_a_numel > 1, col_b = p.scale_b_numel > 1;  // else per-tensor
+    typename X::Arguments x{
+        {{p.scale_a, 0.0f, {row_a, _0{}, int64_t(0)}}, {}, {}},      // scale_a * acc
+        {p.scale_b, 0.0f, {_0{}, col_b, int64_t(0)}},                // scale_b
+        {bias.d, ElementD(0), {}},                                   // bias_d
+        {}};
+    args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, x);
+    if constexpr (IsPromotedFp8<typename CollectiveMainloop::DispatchPolicy>::value) {
+      if (p.fp8_promotion_interval > 0) args.mainloop.mma_promotion_interval = uint32_t(p.fp8_promotion_interval);
+    }
+    return args;
+  }
+
+  static constexpr KernelFns fns = AdapterFns<ScaledGemm, Adapter>::fns;
+};
+
+template <DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule>
+struct BlockwiseGemm {
+  using ElementA = cutlass::float_e4m3_t;                            // A and B element
+  using ElementD = typename Element<kOut>::type;                     // D (and residual) element
+  static constexpr int kAlignD = 16 / sizeof(ElementD);
+  static constexpr int kRoundM = 4;  // scale_a is M-contiguous (read by TMA on SM90): its ld is padded to 4
+  using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
+  using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
+  using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
+  using ScaleConfig = typename Schedule::BlockScales;
+  using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());
+  using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
+  using X = AlphaX<CtaTile, ElementD>;                               // acc + bias_d (alpha = 1)
+  using Tree = EpilogueTail<CtaTile, ElementD, X>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree>;
+  using CollectiveMainloop =
+      CollectiveMainloopFor<ElementA, cute::tuple<cutlass::layout::RowMajor, LayoutSFA>, 16,
+                            ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
+                            MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
+                            typename Schedule::Blockwise>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue>;
+  using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+
+  // p.scale_a: [kb, lda_s] M-major with lda_s = p.scale_a_numel / kb (a multiple of 4);
+  // p.scale_b: [kb, nb] N-major.
+  static typename Adapter::Arguments make_args(const GemmParams& p) {
+    const int32_t m = int32_t(p.m), n = int32_t(p.n), k = int32_t(p.k);
+    const int32_t kb = (k + 127) / 128, nb = (n + 127) / 128;
+    const int32_t lda_s = kb > 0 ? int32_t(p.scale_a_numel / kb) : m;
+    LayoutSFA layout_sfa = make_layout(make_shape(make_shape(_1{}, m), make_shape(_128{}, kb), int32_t(1)),
+                                       make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, lda_s), lda_s * kb));
+    LayoutSFB layout_sfb = make_layout(make_shape(make_shape(_128{}, nb), make_shape(_128{}, kb), int32_t(1)),
+                                       make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, nb), nb * kb));
+    auto args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p, p.scale_a, layout_sfa, p.scale_b, layout_sfb);
+    auto bias = split_bias<ElementD>(p, kOut);
+    args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, alpha_x_args<X>(p, bias));
+    return args;
+  }
+
+  static constexpr KernelFns fns = AdapterFns<BlockwiseGemm, Adapter>::fns;
+};
+
+}  // namespace cutlass_gemm::kernels

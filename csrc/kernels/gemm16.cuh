@@ -1,0 +1,41 @@
+// 16-bit GEMM with the fused epilogue, one template for SM90 and SM100 (the schedule picks the arch).
+//   D = act(alpha * (A @ B^T) + bias) + beta * residual
+// A [M,K] row-major, B [N,K] row-major (= K x N column-major, nn.Linear's weight), D [M,N].
+#pragma once
+
+#include "common.cuh"
+
+namespace cutlass_gemm::kernels {
+
+template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule>
+struct Gemm16 {
+  using ElementA = typename Element<kIn>::type;                      // A and B element
+  using ElementD = typename Element<kOut>::type;                     // D (and residual) element
+  static constexpr int kAlignAB = 16 / sizeof(ElementA);             // TMA: 16-byte rows
+  static constexpr int kAlignD = 16 / sizeof(ElementD);
+  static constexpr int kRoundM = 1;
+  using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
+  using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
+  using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
+  using X = AlphaX<CtaTile, ElementD>;                               // alpha * acc + bias_d
+  using Tree = EpilogueTail<CtaTile, ElementD, X>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree>;
+  using CollectiveMainloop =
+      CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K], K contiguous
+                            ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K]
+                            MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
+                            typename Schedule::Mainloop>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue>;
+  using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+
+  static typename Adapter::Arguments make_args(const GemmParams& p) {
+    auto args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p);
+    auto bias = split_bias<ElementD>(p, kOut);
+    args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, alpha_x_args<X>(p, bias));
+    return args;
+  }
+
+  static constexpr KernelFns fns = AdapterFns<Gemm16, Adapter>::fns;
+};
+
+}  // namespace cutlass_gemm::kernels

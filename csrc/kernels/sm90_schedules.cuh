@@ -1,0 +1,34 @@
+// SM90 (Hopper, sm_90a) schedules for the kernel templates: TMA warp-specialized persistent
+// kernels with warpgroup MMA (one CTA per MMA tile). Torch-free.
+#pragma once
+
+#include <cutlass/detail/blockwise_scale_layout.hpp>
+
+#include "common.cuh"
+
+namespace cutlass_gemm::kernels::sm90 {
+
+// Mainloop x epilogue schedules. `Fast` selects FP8 fast accumulation; without it FP8 inputs
+// get CUTLASS's promoted mainloop (partial sums moved into FP32 registers every 4 k-blocks).
+template <bool Fast = false>
+struct Coop {  // two consumer warpgroups share one tile: large tiles, best on big M x N
+  using Arch = cutlass::arch::Sm90;
+  static constexpr int kCtasPerMma = 1;
+  using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
+                                       cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
+  using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise;
+  using Epilogue = cutlass::epilogue::TmaWarpSpecializedCooperative;
+  using BlockScales = cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128>;  // 1x128 (a), 128x128 (b)
+};
+template <bool Fast = false>
+struct Pingpong {  // consumer warpgroups alternate tiles: one's epilogue hides under the other's MMA
+  using Arch = cutlass::arch::Sm90;
+  static constexpr int kCtasPerMma = 1;
+  using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum,
+                                       cutlass::gemm::KernelTmaWarpSpecializedPingpong>;
+  using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8Blockwise;
+  using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
+  using BlockScales = cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128>;
+};
+
+}  // namespace cutlass_gemm::kernels::sm90
