@@ -256,4 +256,6 @@ def extension_setup():
 _NO_BUILD = {"sdist", "egg_info", "dist_info", "--version", "--name", "clean"}
 kwargs = {} if set(sys.argv[1:]) & _NO_BUILD and not set(sys.argv[1:]) & {"build_ext", "bdist_wheel", "install"} else extension_setup()
 
-setup(packages=find_packages(include=["cutlass_gemm", "cutlass_gemm.*"]), **kwargs)
+# default_rules.json: the shipped selection rules (data read at import).
+setup(packages=find_packages(include=["cutlass_gemm", "cutlass_gemm.*"]),
+      package_data={"cutlass_gemm": ["default_rules.json"]}, **kwargs)

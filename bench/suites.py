@@ -1,5 +1,5 @@
 """The shape suites of shared/benchmarks.md and the published figures quoted there. Pure data;
-no torch import, and no relative imports (bench/sweep.py imports it as a plain module too)."""
+no torch import."""
 
 from __future__ import annotations
 

@@ -1,72 +1,119 @@
-"""Every compiled 16-bit kernel (forced by name) against cuBLAS on the shape suites, same run:
-the data the default selection rules are chosen from.
+"""Every compiled kernel of one family (forced by name) against the torch competitor on the shape
+suites, same run, same inputs: the data the shipped selection rules are derived from
+(`python tools/derive_rules.py SWEEP.json`).
 
-    python bench/sweep.py [--dtype bf16] [--suite square,llama3_70b] [--json out.json]
+    python -m bench.sweep [--op gemm|scaled_mm] [--dtype bf16] [--scale row|tensor|blockwise]
+                          [--accumulate accurate|fast] [--epilogue none] [--suite square,llama3_70b]
+                          [--json out.json]
+
+Each kernel's output is checked against the reference before it is timed (a wrong kernel gets no
+time, and the error is recorded); timing is the harness's CUDA-graph replay over rotated inputs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
+from typing import List, Optional
 
 import torch
 
 import cutlass_gemm
-from cutlass_gemm import kernel_table as kt
+from cutlass_gemm import configs
+from cutlass_gemm.autotune import _family_kernels
 
 if __package__:  # python -m bench.sweep
+    from . import metrics, report
+    from .cases import EPILOGUES, FP8, make_case
     from .suites import SUITES
-    from .timing import graph_time_ms, rotation_sets, tflops
-else:  # python bench/sweep.py
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from suites import SUITES
-    from timing import graph_time_ms, rotation_sets, tflops
+    from .timing import graph_time_ms, rotation_sets
+else:  # python bench/sweep.py: the checkout's bench package, appended so an installed cutlass_gemm still wins
+    import os
+
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from bench import metrics, report
+    from bench.cases import EPILOGUES, FP8, make_case
+    from bench.suites import SUITES
+    from bench.timing import graph_time_ms, rotation_sets
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--dtype", default="bf16", choices=["bf16", "f16"])
+def forced(case, name: str):
+    """The case's call of our op with the kernel forced by name."""
+    act = case.ep.activation
+    if case.op == "gemm":
+        return lambda a, b, bias, res: cutlass_gemm.gemm(a, b, bias=bias, residual=res, activation=act, config=name)
+    return lambda a8, b8, sa, sb, bias, res, *_: cutlass_gemm.scaled_mm(
+        a8, b8, sa, sb, bias=bias, residual=res, activation=act, out_dtype=torch.bfloat16,
+        accumulate=case.accumulate, config=name)
+
+
+def family(case) -> List[str]:
+    if case.op == "gemm":
+        return [k.name for k in _family_kernels(case.dtype, "none", "accurate", configs.current_arch())]
+    scale = "blockwise" if case.scale == "blockwise" else "tensor_row_col"
+    return [k.name for k in _family_kernels(FP8, scale, case.accumulate, configs.current_arch())]
+
+
+def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time_ms) -> dict:
+    sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
+    comp = case.torch_entries(m, n, k)[0]
+    ref = case.reference_fns(m, n, k)[0](*sets[0])
+    row = {"m": m, "n": n, "k": k, "us": {}, "rel_err": {},
+           "competitor": {"name": comp.name, "us": 1e3 * timer(comp.fn, sets)},
+           "selected": case.kernel(m, n, k)}
+    for name in names:
+        fn = forced(case, name)
+        try:
+            err = metrics.rel_err(fn(*sets[0]), ref)
+        except RuntimeError as e:  # e.g. a kernel that cannot implement the shape: no number
+            row["us"][name], row["rel_err"][name] = None, str(e).splitlines()[0][:200]
+            continue
+        row["rel_err"][name] = err
+        row["us"][name] = 1e3 * timer(fn, sets) if err <= case.tol else None
+    del sets
+    torch.cuda.empty_cache()
+    return row
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--op", choices=["gemm", "scaled_mm"], default="gemm")
+    ap.add_argument("--dtype", choices=["bf16", "f16"], default="bf16", help="gemm inputs")
+    ap.add_argument("--scale", choices=["tensor", "row", "blockwise"], default="row", help="scaled_mm scales")
+    ap.add_argument("--accumulate", choices=["accurate", "fast"], default="accurate")
+    ap.add_argument("--epilogue", choices=sorted(EPILOGUES), default="none")
     ap.add_argument("--suite", default="square,llama3_70b")
-    ap.add_argument("--epilogue", default="none", choices=["none", "fused"])
     ap.add_argument("--json")
-    args = ap.parse_args()
-    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[args.dtype]
-    names = [k.name for k in kt.KERNELS if k.a == args.dtype and k.out == args.dtype and k.scale == "none"
-             and k.name in cutlass_gemm.configs.compiled_kernels() and k.arch == cutlass_gemm.configs.current_arch()]
-    fused = args.epilogue == "fused"
-    results = []
-    print("| M x N x K | cuBLAS | " + " | ".join(names) + " | selected | sel/cuBLAS |")
-    print("|---|---|" + "---|" * len(names) + "---|---|")
+    args = ap.parse_args(argv)
+    case = make_case(args.op, args.epilogue, args.dtype, args.scale, args.accumulate)
+    names = family(case)
+    if not names:
+        print("sweep: no compiled kernel of this family on this GPU", file=sys.stderr)
+        return 1
+    rows = []
+    print(f"# {case.title}: {len(names)} kernels")
+    print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | best/competitor | selected | sel/best |")
+    print("|---|---|---|---|---|---|---|")
     for suite in args.suite.split(","):
         for m, n, k in SUITES[suite]:
-            def make():
-                return (torch.randn(m, k, device="cuda", dtype=dtype), torch.randn(n, k, device="cuda", dtype=dtype) * k ** -0.5,
-                        torch.randn(n, device="cuda", dtype=dtype), torch.randn(m, n, device="cuda", dtype=dtype))
-            sets = rotation_sets(make, 2 * (m * k + n * k + 2 * m * n))
-            if fused:
-                kw = lambda bi, r: dict(bias=bi, residual=r, activation="gelu_tanh")  # noqa: E731
-                ref = graph_time_ms(lambda a, b, bi, r: torch._addmm_activation(bi, a, b.t(), use_gelu=True) + r, sets)
-            else:
-                kw = lambda bi, r: {}  # noqa: E731
-                ref = graph_time_ms(lambda a, b, bi, r: torch.matmul(a, b.t()), sets)
-            times = {nm: graph_time_ms(lambda a, b, bi, r, nm=nm: cutlass_gemm.gemm(a, b, config=nm, **kw(bi, r)), sets)
-                     for nm in names}
-            sel = graph_time_ms(lambda a, b, bi, r: cutlass_gemm.gemm(a, b, **kw(bi, r)), sets)
-            row = {"m": m, "n": n, "k": k, "suite": suite, "cublas_tflops": tflops(m, n, k, ref),
-                   "kernels": {nm: tflops(m, n, k, t) for nm, t in times.items()}, "selected_tflops": tflops(m, n, k, sel),
-                   "selected": cutlass_gemm.configs.explain(m, n, k, dtype).kernel}
-            results.append(row)
-            print(f"| {m}x{n}x{k} | {row['cublas_tflops']:.0f} | " + " | ".join(f"{row['kernels'][nm]:.0f}" for nm in names)
-                  + f" | {row['selected_tflops']:.0f} | {row['selected_tflops'] / row['cublas_tflops']:.2f} |", flush=True)
-            del sets
-            torch.cuda.empty_cache()
+            row = dict(sweep_shape(case, names, m, n, k), suite=suite)
+            rows.append(row)
+            timed = {nm: t for nm, t in row["us"].items() if t}
+            best = min(timed, key=timed.get) if timed else None
+            sel = timed.get(row["selected"]) if row["selected"] else None
+            comp = row["competitor"]["us"]
+            print(f"| {m}x{n}x{k} | {comp:.1f} | {best} | {timed[best]:.1f} | {comp / timed[best]:.2f} | "
+                  f"{row['selected']} | {(sel / timed[best]) if sel else float('nan'):.2f} |" if best else
+                  f"| {m}x{n}x{k} | {comp:.1f} | none timed: {row['rel_err']} |", flush=True)
     if args.json:
+        env = report.environment(["sweep"] + (argv if argv is not None else sys.argv[1:]))
+        env["command"] = "python -m bench.sweep " + " ".join(argv if argv is not None else sys.argv[1:])
         with open(args.json, "w") as fh:
-            json.dump({"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "dtype": args.dtype,
-                       "epilogue": args.epilogue, "rows": results}, fh, indent=1)
+            json.dump({"gpu": env["gpu"], "torch": env["torch"], "commit": env["git_commit"], "date": env["date"],
+                       "command": env["command"], "case": case.describe(), "kernels": names, "rows": rows}, fh, indent=1)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

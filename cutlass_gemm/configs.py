@@ -52,65 +52,28 @@ class Rule:
         return kt.KERNELS[kt.KERNEL_IDS[self.kernel]]
 
 
-def _sm90_16bit_defaults(d: str) -> List[Rule]:
-    # NOTES: an M ladder read off `python bench/sweep.py` on the H200 (bf16, plain and fused,
-    # square + llama3_70b): 64-row ping-pong tiles win up to M = 128 (fewer idle rows, more
-    # tiles in flight), 128x128 cooperative through M = 1024, the 128x256 cooperative tile
-    # above. The tuning issue refines this per (N, K) and adds small-M kernels.
-    return [
-        Rule(f"sm90_{d}_t64x128x64_c1x1_pingpong", m=(1, 128)),
-        Rule(f"sm90_{d}_t128x128x64_c1x1_coop", m=(129, 1024)),
-        Rule(f"sm90_{d}_t128x256x64_c2x1_coop", m=(1025, INF)),
-    ]
+DEFAULT_RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_rules.json")
 
 
-def _sm90_fp8_defaults() -> List[Rule]:
-    # NOTES: FP8 mirrors the 16-bit ladder until the tuning issue measures it: 64-row ping-pong
-    # for M <= 128; accurate (promoted) mode keeps to tiles that do not spill.
-    return [
-        Rule("sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong", m=(1, 128)),
-        Rule("sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong", m=(129, 1024)),
-        Rule("sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", m=(1025, INF)),
-        Rule("sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong", m=(1, 128)),
-        Rule("sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", m=(129, 1024)),
-        Rule("sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop", m=(1025, INF)),
-        Rule("sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong", m=(1, 128)),
-        Rule("sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop", m=(129, INF)),
-    ]
+def rule_from_dict(d: dict) -> Rule:
+    """A rule from its JSON form: {"kernel": name, "m": [lo, hi], "n": ..., "k": ...}; hi null = no bound."""
+    def rng(axis: str, lo_default: int) -> Tuple[int, int]:
+        lo, hi = d.get(axis, (lo_default, None))
+        return lo, INF if hi is None else hi
+
+    return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0))
 
 
-def _sm100_16bit_defaults(d: str) -> List[Rule]:
-    # NOTES: reasoned, not measured (no SM100 GPU has run these yet): the M breakpoints of vLLM's
-    # published SM100 FP8 configs (M <= 64: a 64-row 1-SM tile; M <= 256: 128-row tiles; above:
-    # 256x128 2-SM with a 2x1 cluster, each CTA loading half of B). A B200's 148 SMs fill with
-    # 128x128 tiles from about M = 256 at N = 8192. Replace with H200-style sweeps on a B200.
-    return [
-        Rule(f"sm100_{d}_t64x128x64_c1x1_1sm", m=(1, 64)),
-        Rule(f"sm100_{d}_t128x128x64_c1x1_1sm", m=(65, 256)),
-        Rule(f"sm100_{d}_t256x128x64_c2x1_2sm", m=(257, INF)),
-    ]
+def _load_default_rules(path: str = DEFAULT_RULES_FILE) -> Tuple[Rule, ...]:
+    """The shipped defaults (data: default_rules.json, written by tools/derive_rules.py from
+    bench/sweep.py measurements), families in file order, each family's rules in priority order.
+    Rules match only their own arch's families, so SM100 rules never touch an SM90 decision."""
+    with open(path) as fh:
+        data = json.load(fh)
+    return tuple(rule_from_dict(r) for fam in data["families"] for r in fam["rules"])
 
 
-def _sm100_fp8_defaults() -> List[Rule]:
-    # NOTES: the same ladder for FP8 (vLLM's SM100 breakpoints); one kernel set serves both
-    # accumulation modes on SM100 (kernel_table.resolve_accum). Blockwise follows vLLM's SM100
-    # wave rule for DeepSeek-V3's N = 7168 (56 column tiles): 64-row tiles while they fit in one
-    # wave of 148 SMs (M <= 128), the 2-SM 256x128 tile above.
-    return [
-        Rule("sm100_e4m3_scaled_t64x128x128_c1x1_1sm", m=(1, 64)),
-        Rule("sm100_e4m3_scaled_t128x128x128_c1x1_1sm", m=(65, 256)),
-        Rule("sm100_e4m3_scaled_t256x128x128_c2x1_2sm", m=(257, INF)),
-        Rule("sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm", m=(1, 128)),
-        Rule("sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm", m=(129, INF)),
-    ]
-
-
-# SM90 rules first and unchanged (their indices in explain()'s reasons stay put); rules match
-# only their own arch's families, so the SM100 rules never touch an SM90 decision.
-DEFAULT_RULES: Tuple[Rule, ...] = tuple(
-    _sm90_16bit_defaults("bf16") + _sm90_16bit_defaults("f16") + _sm90_fp8_defaults()
-    + _sm100_16bit_defaults("bf16") + _sm100_16bit_defaults("f16") + _sm100_fp8_defaults()
-)
+DEFAULT_RULES: Tuple[Rule, ...] = _load_default_rules()
 
 _lock = threading.Lock()
 _user_rules: List[Rule] = []
@@ -154,8 +117,7 @@ def load(path: str) -> int:
     """Load tuned rules from a JSON file ({"rules": [{"kernel":..., "m": [lo, hi], ...}]})."""
     with open(path) as fh:
         data = json.load(fh)
-    loaded = [Rule(r["kernel"], tuple(r.get("m", (1, INF))), tuple(r.get("n", (1, INF))), tuple(r.get("k", (0, INF))))
-              for r in data.get("rules", [])]
+    loaded = [rule_from_dict(r) for r in data.get("rules", [])]
     flatten(loaded)  # out-of-range values fail here, before anything is installed
     with _lock:
         _tuned_rules[:] = loaded

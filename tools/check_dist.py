@@ -44,6 +44,9 @@ def source_modules() -> set:
     return {f"{PKG}/{os.path.basename(p)}" for p in glob.glob(os.path.join(ROOT, PKG, "*.py"))} - {f"{PKG}/_build_info.py"}
 
 
+PACKAGE_DATA = {f"{PKG}/default_rules.json"}  # setup.py package_data (the shipped selection rules)
+
+
 def mib(n: int) -> str:
     return f"{n / 2**20:.1f} MiB"
 
@@ -56,10 +59,13 @@ def check_wheel(path: str, ver: str, errors: list) -> None:
         infos = {i.filename: i for i in zf.infolist() if not i.is_dir()}
         distinfo = f"{PKG}-{ver}.dist-info/"
         want_py = source_modules() | {f"{PKG}/_build_info.py"}
+        missing_data = PACKAGE_DATA - set(infos)
+        if missing_data:
+            errors.append(f"wheel lacks package data {sorted(missing_data)}")
         have_py = {n for n in infos if n.endswith(".py")}
         sos = [n for n in infos if n.endswith(".so")]
         meta = {n for n in infos if n.startswith(distinfo)}
-        other = set(infos) - have_py - set(sos) - meta
+        other = set(infos) - have_py - set(sos) - meta - PACKAGE_DATA
         if have_py != want_py:
             errors.append(f"wheel .py files differ from the package: missing {sorted(want_py - have_py)}, "
                           f"extra {sorted(have_py - want_py)}")
@@ -103,7 +109,7 @@ def check_sdist(path: str, ver: str, errors: list) -> None:
     with tarfile.open(path) as tf:
         members = {m.name[len(top):] for m in tf.getmembers() if m.isfile() and m.name.startswith(top)}
         need = {"setup.py", "pyproject.toml", "README.md", "requirements.txt", "MANIFEST.in", "tools/generate.py"}
-        need |= source_modules()
+        need |= source_modules() | PACKAGE_DATA
         try:
             need |= set(subprocess.run(["git", "-C", ROOT, "ls-files", "csrc"], capture_output=True, text=True,
                                        check=True, timeout=60).stdout.split())

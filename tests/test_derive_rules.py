@@ -1,0 +1,122 @@
+"""The shipped selection rules are data (cutlass_gemm/default_rules.json) derived from sweeps by
+tools/derive_rules.py: the derivation on synthetic sweeps, the file's consistency with the kernel
+table, and bench/sweep.py's row format on the CPU reference."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import derive_rules as dr  # noqa: E402
+
+BF16 = ["sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t128x256x64_c2x1_coop"]
+SMALL, MID, BIG = BF16
+
+
+def _sweep(times):
+    """times: {(m, n, k): {kernel: us}} -> a bench/sweep.py-shaped document."""
+    return {"gpu": "test", "torch": "x", "commit": "abc", "source": "synthetic",
+            "rows": [{"m": m, "n": n, "k": k, "us": us} for (m, n, k), us in times.items()]}
+
+
+def test_m_ranges_split_at_geometric_midpoints_and_cover_everything():
+    assert dr.m_ranges([1, 16, 128, 2048]) == [(1, 4), (5, 45), (46, 512), (513, None)]
+    assert dr.m_ranges([64]) == [(1, None)]
+
+
+def test_global_ladder_takes_the_geomean_best_per_m_and_merges_steps():
+    t = {}
+    for n, k in ((8192, 8192), (28672, 8192)):
+        t[(16, n, k)] = {SMALL: 10.0, MID: 12.0, BIG: 20.0}
+        t[(64, n, k)] = {SMALL: 11.0, MID: 12.0, BIG: 20.0}
+        t[(2048, n, k)] = {SMALL: 90.0, MID: 60.0, BIG: 50.0}
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    assert rules == [{"kernel": SMALL, "m": [1, 362]}, {"kernel": BIG, "m": [363, None]}]
+
+
+def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (16, 1024, 1024): {SMALL: 10.0, MID: 12.0},
+         (16, 57344, 8192): {SMALL: 12.0, MID: 10.0}, (2048, 57344, 8192): {SMALL: 90.0, MID: 60.0},
+         (2048, 8192, 8192): {SMALL: 90.0, MID: 60.0}, (2048, 1024, 1024): {SMALL: 90.0, MID: 60.0}}
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    assert rules[0] == {"kernel": MID, "m": [1, None], "n": [57344, 57344], "k": [8192, 8192]}
+    assert rules[1:] == [{"kernel": SMALL, "m": [1, 181]}, {"kernel": MID, "m": [182, None]}]
+    for (m, n, k), us in t.items():  # every measured shape now gets its best kernel
+        assert dr.choose(rules, m, n, k) == min(us, key=us.get)
+
+
+def test_within_tolerance_no_per_nk_rules():
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 10.2}, (16, 1024, 1024): {SMALL: 10.2, MID: 10.0}}
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    assert len(rules) == 1 and "n" not in rules[0]
+
+
+def test_untimed_kernels_are_ignored_and_an_m_with_no_common_kernel_is_an_error():
+    t = {(16, 8192, 8192): {SMALL: None, MID: 12.0}, (16, 1024, 1024): {SMALL: 9.0, MID: 12.0}}
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    assert dr.choose(rules, 16, 8192, 8192) == MID  # SMALL failed its check there: never chosen
+    bad = {(16, 8192, 8192): {SMALL: 9.0}, (16, 1024, 1024): {MID: 12.0}}
+    with pytest.raises(SystemExit, match="M = 16"):
+        dr.derive_family(dr._rows_by_family([_sweep(bad)])["sm90 bf16"]["rows"], 0.03)
+
+
+def test_derive_replaces_only_the_swept_families(tmp_path):
+    with open(os.path.join(ROOT, "cutlass_gemm", "default_rules.json")) as fh:
+        current = json.load(fh)
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0}}
+    doc, report = dr.derive([_sweep(t)], current, 0.03)
+    labels = [f["family"] for f in doc["families"]]
+    assert labels == [f["family"] for f in current["families"]]  # replaced in place
+    for old, new in zip(current["families"], doc["families"]):
+        assert (new == old) == (old["family"] != "sm90 bf16")
+    assert "sm90 bf16: 2 rules from 2 shapes" in report[0]
+    sweep = tmp_path / "s.json"
+    sweep.write_text(json.dumps(_sweep(t)))
+    out = tmp_path / "rules.json"
+    out.write_text(json.dumps(current))
+    tool = os.path.join(ROOT, "tools", "derive_rules.py")
+    assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out), "--check"]).returncode == 1
+    assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out)]).returncode == 0
+    assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out), "--check"]).returncode == 0
+
+
+def test_unknown_kernel_in_a_sweep_is_an_error():
+    with pytest.raises(SystemExit, match="not in kernel_table.py"):
+        dr._rows_by_family([_sweep({(1, 2, 3): {"sm90_bf16_t1x1x1_c1x1_coop": 1.0}})])
+
+
+def test_shipped_rules_name_table_kernels_of_their_family_and_cover_every_m():
+    import cutlass_gemm.configs as configs
+
+    with open(configs.DEFAULT_RULES_FILE) as fh:
+        doc = json.load(fh)
+    assert configs.DEFAULT_RULES == configs._load_default_rules()
+    for fam in doc["families"]:
+        specs = [dr.kt.KERNELS[dr.kt.KERNEL_IDS[r["kernel"]]] for r in fam["rules"]]
+        assert {dr.family_label(s) for s in specs} == {fam["family"]}, fam["family"]
+        glob = [r for r in fam["rules"] if "n" not in r and "k" not in r]
+        assert glob and glob[0]["m"][0] == 1 and glob[-1]["m"][1] is None, fam["family"]
+        for a, b in zip(glob, glob[1:]):
+            assert b["m"][0] == a["m"][1] + 1, fam["family"]
+
+
+def test_sweep_rows_on_the_cpu_reference():
+    import torch
+
+    sys.path.insert(0, ROOT)
+    from bench import sweep
+    from bench.cases import make_case
+
+    case = make_case("gemm", "bias_gelu_residual", device="cpu")
+    row = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40, timer=lambda fn, sets: 0.002)
+    assert row["us"] == {SMALL: 2.0, MID: 2.0} and all(e < case.tol for e in row["rel_err"].values())
+    assert row["competitor"]["us"] == 2.0 and set(row) >= {"m", "n", "k", "selected"}
+    # a kernel of another family is refused by the op: recorded, never timed
+    row = sweep.sweep_shape(case, ["sm90_f16_t128x128x64_c1x1_coop"], 5, 24, 40, timer=lambda fn, sets: 0.002)
+    assert row["us"] == {"sm90_f16_t128x128x64_c1x1_coop": None}
+    assert "config" in row["rel_err"]["sm90_f16_t128x128x64_c1x1_coop"]
+    assert torch.is_tensor(case.make(5, 24, 40)[0])

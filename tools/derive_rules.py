@@ -1,0 +1,206 @@
+"""Derive the shipped default selection rules from bench/sweep.py measurements.
+
+    python tools/derive_rules.py SWEEP.json [SWEEP.json ...] [--out cutlass_gemm/default_rules.json]
+                                 [--tolerance 0.03] [--check]
+
+Each sweep file holds one kernel family timed on the shape suites (every compiled kernel of the
+family forced by name, same run). Per family this writes, in priority order:
+
+1. per (N, K) ladders, only for the (N, K) where the global ladder would lose more than the
+   tolerance to the best kernel at some measured M of that (N, K);
+2. a global M ladder: at each measured M, the kernel with the best geometric mean of
+   (its time / the best time) over that M's shapes.
+
+M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative).
+Families the inputs cover are replaced in the output file; the others are kept as they are.
+`--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
+No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import os
+import sys
+from typing import Dict, List, Optional, Sequence, Tuple
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
+
+
+def load_table():
+    spec = importlib.util.spec_from_file_location("_kernel_table", os.path.join(ROOT, "cutlass_gemm", "kernel_table.py"))
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(mod)
+    return mod
+
+
+kt = load_table()
+Range = Tuple[int, Optional[int]]  # inclusive; None = no upper bound
+
+
+def family_label(k) -> str:
+    """'sm90 bf16', 'sm90 e4m3 scaled promoted', 'sm100 e4m3 blockwise': the family a kernel serves."""
+    parts = [f"sm{k.arch}", k.a if k.a == k.b else f"{k.a}x{k.b}"]
+    if k.out != kt._default_out(k.a):
+        parts.append(f"{k.out}out")
+    if k.scale != "none":
+        parts.append({"tensor_row_col": "scaled", "blockwise": "blockwise"}[k.scale])
+    if k.accum != "f32" and k.scale != "blockwise":
+        parts.append(k.accum)
+    return " ".join(parts)
+
+
+def _geomean(xs: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def m_ranges(ms: Sequence[int]) -> List[Range]:
+    """Inclusive M ranges around sorted measured Ms, split at geometric midpoints; 1 .. no bound."""
+    out: List[Range] = []
+    for i, m in enumerate(ms):
+        lo = 1 if i == 0 else out[-1][1] + 1
+        hi = None if i == len(ms) - 1 else max(m, int(math.floor(math.sqrt(m * ms[i + 1]))))
+        out.append((lo, hi))
+    return out
+
+
+def ladder(winners: Dict[int, str]) -> List[Tuple[str, Range]]:
+    """Winner per measured M -> merged (kernel, M range) steps."""
+    ms = sorted(winners)
+    steps: List[Tuple[str, Range]] = []
+    for m, (lo, hi) in zip(ms, m_ranges(ms)):
+        if steps and steps[-1][0] == winners[m]:
+            steps[-1] = (winners[m], (steps[-1][1][0], hi))
+        else:
+            steps.append((winners[m], (lo, hi)))
+    return steps
+
+
+def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
+    """label -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped)."""
+    fams: Dict[str, dict] = {}
+    for sw in sweeps:
+        for row in sw["rows"]:
+            us = {name: t for name, t in row["us"].items() if t is not None and t > 0}
+            by_label: Dict[str, Dict[str, float]] = {}
+            for name, t in us.items():
+                if name not in kt.KERNEL_IDS:
+                    raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
+                by_label.setdefault(family_label(kt.KERNELS[kt.KERNEL_IDS[name]]), {})[name] = t
+            for label, times in by_label.items():
+                f = fams.setdefault(label, {"rows": [], "sources": []})
+                f["rows"].append((row["m"], row["n"], row["k"], times))
+                src = sw.get("source", "")
+                if src not in f["sources"]:
+                    f["sources"].append(src)
+    return fams
+
+
+def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float) -> List[dict]:
+    """The rules of one family from its measured rows (see the module docstring)."""
+    kernels = sorted({n for *_, t in rows for n in t})
+    # Global ladder: per M, the best geomean of time / best over that M's shapes (kernels timed on all of them).
+    by_m: Dict[int, List[Dict[str, float]]] = {}
+    for m, _, _, t in rows:
+        by_m.setdefault(m, []).append(t)
+    glob: Dict[int, str] = {}
+    for m, ts in by_m.items():
+        cands = [k for k in kernels if all(k in t for t in ts)]
+        if not cands:
+            raise SystemExit(f"derive_rules: no kernel was timed on every shape with M = {m}")
+        glob[m] = min(cands, key=lambda k: (_geomean([t[k] / min(t.values()) for t in ts]), k))
+    glob_steps = ladder(glob)
+
+    def global_choice(m: int) -> str:
+        return next(k for k, (lo, hi) in glob_steps if lo <= m and (hi is None or m <= hi))
+
+    rules: List[dict] = []
+    by_nk: Dict[Tuple[int, int], Dict[int, Dict[str, float]]] = {}
+    for m, n, k, t in rows:
+        by_nk.setdefault((n, k), {})[m] = t
+    for (n, k), ms in sorted(by_nk.items()):
+        loses = any(t.get(global_choice(m), math.inf) > (1 + tolerance) * min(t.values()) for m, t in ms.items())
+        if not loses:
+            continue
+        best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
+        rules += [{"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]} for name, (lo, hi) in ladder(best)]
+    rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in glob_steps]
+    return rules
+
+
+def choose(rules: Sequence[dict], m: int, n: int, k: int) -> Optional[str]:
+    """The first rule holding (m, n, k), as the op's table reads them (None: the family fallback)."""
+    def holds(r: dict, axis: str, v: int, lo_default: int) -> bool:
+        lo, hi = r.get(axis, (lo_default, None))
+        return lo <= v and (hi is None or v <= hi)
+
+    for r in rules:
+        if holds(r, "m", m, 1) and holds(r, "n", n, 1) and holds(r, "k", k, 0):
+            return r["kernel"]
+    return None
+
+
+def derive(sweeps: Sequence[dict], current: dict, tolerance: float) -> Tuple[dict, List[str]]:
+    """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
+    fams = _rows_by_family(sweeps)
+    doc = json.loads(json.dumps(current))
+    report = []
+    for label, f in fams.items():
+        rules = derive_family(f["rows"], tolerance)
+        entry = {"family": label,
+                 "source": f"tools/derive_rules.py --tolerance {tolerance} from bench/sweep.py: " + "; ".join(f["sources"]),
+                 "rules": rules}
+        idx = next((i for i, e in enumerate(doc["families"]) if e["family"] == label), None)
+        if idx is None:
+            doc["families"].append(entry)
+        else:
+            doc["families"][idx] = entry
+        losses = []
+        for m, n, k, t in f["rows"]:
+            got = choose(rules, m, n, k)
+            losses.append(t[got] / min(t.values()) if got in t else math.inf)
+            if losses[-1] > 1 + tolerance:
+                report.append(f"  {label} {m}x{n}x{k}: {got} is {100 * (losses[-1] - 1):.1f}% behind the best")
+        report.insert(0, f"{label}: {len(rules)} rules from {len(f['rows'])} shapes; chosen / best geomean "
+                         f"{_geomean(losses):.3f}, worst {max(losses):.3f}")
+    return doc, report
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("sweeps", nargs="+", help="bench/sweep.py --json outputs")
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    ap.add_argument("--tolerance", type=float, default=0.03, help="per-(N, K) rules only where the global ladder loses more")
+    ap.add_argument("--check", action="store_true", help="exit 1 if --out differs from what the sweeps give")
+    args = ap.parse_args(argv)
+    sweeps = []
+    for p in args.sweeps:
+        with open(p) as fh:
+            sw = json.load(fh)
+        sw["path"] = p
+        sw.setdefault("source", f"{os.path.basename(p)} ({sw.get('gpu', '?')}, torch {sw.get('torch', '?')}, "
+                                f"commit {sw.get('commit', '?')})")
+        sweeps.append(sw)
+    with open(args.out) as fh:
+        current = json.load(fh)
+    doc, report = derive(sweeps, current, args.tolerance)
+    print("\n".join(report))
+    text = json.dumps(doc, indent=1) + "\n"
+    if args.check:
+        with open(args.out) as fh:
+            same = fh.read() == text
+        print("up to date" if same else f"{args.out} differs from what the sweeps give")
+        return 0 if same else 1
+    with open(args.out, "w") as fh:
+        fh.write(text)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
