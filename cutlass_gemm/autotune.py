@@ -93,18 +93,33 @@ def _family_kernels(dtype: torch.dtype, scale: str, accumulate: str, arch: int) 
     return [k for k in kt.KERNELS if k.family == (arch, a, a, out, scale, accum) and mask[k.name]]
 
 
+# A candidate whose output is this far from the float32 reference (relative Frobenius) is never
+# timed or installed: a fast wrong kernel must not win. bf16/fp16 output rounding is ~4e-3; FP8
+# fast accumulation on long K reaches a few 1e-2.
+CHECK_TOL = {"16bit": 2e-2, "fp8": 1e-1}
+
+
 def _inputs(m: int, n: int, k: int, dtype: torch.dtype, scale: str):
+    """(call(cfg) -> output, float32 reference, tolerance) on fresh random inputs."""
     dev = "cuda"
     if dtype in (torch.bfloat16, torch.float16):
         a = torch.randn(m, k, device=dev, dtype=dtype)
-        b = torch.randn(n, k, device=dev, dtype=dtype)
-        return lambda cfg: configs_call_gemm(a, b, cfg)
+        b = torch.randn(n, k, device=dev, dtype=dtype) * k ** -0.5
+        ref = a.float() @ b.float().t()
+        return (lambda cfg: configs_call_gemm(a, b, cfg)), ref, CHECK_TOL["16bit"]
+    from ._reference import scaled_mm_reference
     from .quantize import quantize_fp8
 
     ga, gb = ("1x128", "128x128") if scale == "blockwise" else ("row", "row")
     a8, sa = quantize_fp8(torch.randn(m, k, device=dev), ga)
-    b8, sb = quantize_fp8(torch.randn(n, k, device=dev), gb)
-    return lambda cfg: configs_call_scaled(a8, b8, sa, sb, cfg)
+    b8, sb = quantize_fp8(torch.randn(n, k, device=dev) * k ** -0.5, gb)
+    ref = scaled_mm_reference(a8, b8, sa, sb, cast_output=False)  # dequantized float32 matmul
+    return (lambda cfg: configs_call_scaled(a8, b8, sa, sb, cfg)), ref, CHECK_TOL["fp8"]
+
+
+def _rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
+    err = ((out.float() - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+    return err if err == err else float("inf")  # NaN counts as wrong
 
 
 def configs_call_gemm(a, b, cfg):
@@ -146,8 +161,19 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
         raise RuntimeError(f"cutlass_gemm.tune: no compiled kernel for {dtype} ({scale}, {accumulate})")
     winners: Dict[Tuple[int, int], Dict[int, str]] = {}
     for m, n, k in shapes:
-        call = _inputs(m, n, k, dtype, scale)
-        times = {c.name: timer(lambda c=c: call(c.name)) for c in cands}
+        call, ref, tol = _inputs(m, n, k, dtype, scale)
+        ok = []
+        for c in cands:
+            err = _rel_err(call(c.name), ref)
+            if err <= tol:
+                ok.append(c)
+            else:
+                warnings.warn(f"cutlass_gemm.tune: {c.name} on {m}x{n}x{k}: relative error {err:.2e} > {tol}; "
+                              "not timed, never installed", stacklevel=2)
+        if not ok:
+            raise RuntimeError(f"cutlass_gemm.tune: no kernel of the family is within {tol} of the reference on "
+                               f"{m}x{n}x{k}; nothing was installed")
+        times = {c.name: timer(lambda c=c: call(c.name)) for c in ok}
         best = min(times, key=times.get)
         winners.setdefault((n, k), {})[m] = best
         if verbose:

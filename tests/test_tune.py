@@ -71,3 +71,34 @@ def test_tune_on_gpu(tmp_path, monkeypatch):
         assert rules[0].spec.scale == "blockwise"
     finally:
         configs.clear_rules()
+
+
+def test_tune_never_times_or_installs_a_wrong_kernel(monkeypatch):
+    """The correctness gate, on the CPU: a candidate off the reference is skipped with a warning;
+    if none is right, tune raises and installs nothing."""
+    from cutlass_gemm import kernel_table as kt
+
+    good, bad = (kt.KERNELS[kt.KERNEL_IDS[n]] for n in ("sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t64x128x64_c1x1_pingpong"))
+    ref = torch.randn(8, 16)
+    wrong = {bad.name}
+
+    def inputs(m, n, k, dtype, scale):
+        return (lambda cfg: ref + (1.0 if cfg in wrong else 1e-4) * torch.randn_like(ref)), ref, tune.CHECK_TOL["16bit"]
+
+    timed = []
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(configs, "current_arch", lambda: 90)
+    monkeypatch.setattr(configs, "push", lambda: None)
+    monkeypatch.setattr(tune, "_family_kernels", lambda *a: [bad, good])
+    monkeypatch.setattr(tune, "_inputs", inputs)
+    try:
+        with pytest.warns(UserWarning, match="sm90_bf16_t64x128x64_c1x1_pingpong on 8x4096x4096: relative error"):
+            rules = tune.tune([(8, 4096, 4096)], save=False, timer=lambda fn: timed.append(fn) or 1.0)
+        assert [r.kernel for r in rules] == [good.name] and len(timed) == 1
+        wrong.add(good.name)
+        with pytest.raises(RuntimeError, match="no kernel of the family is within"), pytest.warns(UserWarning):
+            tune.tune([(8, 2048, 4096)], save=False, timer=lambda fn: 1.0)
+        assert all(r.n != (2048, 2048) for r in configs._tuned_rules)
+    finally:
+        configs._tuned_rules.clear()
