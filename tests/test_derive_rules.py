@@ -10,7 +10,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.append(os.path.join(ROOT, "tools"))  # appended: the checkout must never shadow an installed cutlass_gemm
 import derive_rules as dr  # noqa: E402
 
 BF16 = ["sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t128x256x64_c2x1_coop"]
@@ -107,8 +107,7 @@ def test_shipped_rules_name_table_kernels_of_their_family_and_cover_every_m():
 def test_sweep_rows_on_the_cpu_reference():
     import torch
 
-    sys.path.insert(0, ROOT)
-    from bench import sweep
+    from bench import sweep  # the checkout's bench: conftest appends the repo root
     from bench.cases import make_case
 
     case = make_case("gemm", "bias_gelu_residual", device="cpu")
