@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates bench/results/ on an SM90 GPU: every suite with its same-run competitors.
-#   bash bench/regenerate.sh [OUT] [PART...]      PART: core odd compile (default: all three)
+#   bash bench/regenerate.sh [OUT] [PART...]      PART: core fused odd compile (default: all four)
 # core: square, llama3_70b (gemm, fused; FP8 tensor/row at both accumulations), deepseek_v3 blockwise,
-#   no torch.compile column. odd: the shapes no tile divides (fallback paths), same competitors.
+#   no torch.compile column. fused: FP8 row-scaled bias+GELU+residual against the eager pipeline
+#   (_scaled_mm + gelu + add). odd: the shapes no tile divides (fallback paths), same competitors.
 # compile: square gemm bias_gelu_residual with the torch.compile max-autotune column (minutes per
 #   shape, so one suite; it rewrites that suite's files with the extra column).
 # Parts fit one 10-minute call each on the H200. On a machine that got a copied tree, name the
@@ -11,13 +12,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT="${1:-bench/results}"
 shift || true
-PARTS="${*:-core odd compile}"
+PARTS="${*:-core fused odd compile}"
 for part in $PARTS; do
   case "$part" in
     core)
       python -m bench --suite square,llama3_70b --op gemm --epilogue none,bias_gelu_residual --no-compile --out "$OUT"
       python -m bench --suite square,llama3_70b --op scaled_mm --scale tensor,row --accumulate accurate,fast --epilogue bias --no-compile --out "$OUT"
       python -m bench --suite deepseek_v3 --op scaled_mm --scale blockwise --accumulate accurate --epilogue none --no-compile --out "$OUT"
+      ;;
+    fused)
+      python -m bench --suite square,llama3_70b --op scaled_mm --scale row --accumulate accurate --epilogue bias_gelu_residual --no-compile --out "$OUT"
       ;;
     odd)
       python -m bench --suite odd --op gemm --epilogue bias_gelu_residual --no-compile --out "$OUT"
@@ -27,7 +31,7 @@ for part in $PARTS; do
       python -m bench --suite square --op gemm --epilogue bias_gelu_residual --out "$OUT"
       ;;
     *)
-      echo "regenerate.sh: unknown part '$part' (expected core, odd or compile)" >&2
+      echo "regenerate.sh: unknown part '$part' (expected core, fused, odd or compile)" >&2
       exit 2
       ;;
   esac
