@@ -182,8 +182,8 @@ class GemmCase(Case):
         r = lambda *s: self._randn(*s, dtype=self.dtype)  # noqa: E731
         return (r(m, k), r(n, k) * k ** -0.5, r(n) if self.ep.bias else None, r(m, n) if self.ep.residual else None)
 
-    def ours(self, a, b, bias, res):
-        return cutlass_gemm.gemm(a, b, bias=bias, residual=res, activation=self.ep.activation)
+    def ours(self, a, b, bias, res, config=None):
+        return cutlass_gemm.gemm(a, b, bias=bias, residual=res, activation=self.ep.activation, config=config)
 
     def mm(self, a, b, bias, res):
         return torch.matmul(a, b.t())
@@ -249,9 +249,9 @@ class ScaledMMCase(Case):
         res = self._randn(m, n, dtype=torch.bfloat16) if self.ep.residual else None
         return (a8, b8, sa, sb, bias, res) + self.torch_scales(sa, sb)  # torch layouts made outside the timing
 
-    def ours(self, a8, b8, sa, sb, bias, res, *_):
+    def ours(self, a8, b8, sa, sb, bias, res, *_, config=None):
         return cutlass_gemm.scaled_mm(a8, b8, sa, sb, bias=bias, residual=res, activation=self.ep.activation,
-                                      out_dtype=torch.bfloat16, accumulate=self.accumulate)
+                                      out_dtype=torch.bfloat16, accumulate=self.accumulate, config=config)
 
     def scaled(self, a8, b8, sa, sb, bias, res, sa_t, sb_t):
         fuse = self.scale != "blockwise"  # torch's blockwise form takes no bias: add it eagerly

@@ -13,6 +13,7 @@ time, and the error is recorded); timing is the harness's CUDA-graph replay over
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from typing import List, Optional
@@ -26,7 +27,7 @@ from cutlass_gemm.autotune import _family_kernels
 if __package__:  # python -m bench.sweep
     from . import metrics, report
     from .cases import EPILOGUES, FP8, make_case
-    from .suites import SUITES
+    from .suites import SUITES, parse_suites
     from .timing import graph_time_ms, rotation_sets
 else:  # python bench/sweep.py: the checkout's bench package, appended so an installed cutlass_gemm still wins
     import os
@@ -34,18 +35,8 @@ else:  # python bench/sweep.py: the checkout's bench package, appended so an ins
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from bench import metrics, report
     from bench.cases import EPILOGUES, FP8, make_case
-    from bench.suites import SUITES
+    from bench.suites import SUITES, parse_suites
     from bench.timing import graph_time_ms, rotation_sets
-
-
-def forced(case, name: str):
-    """The case's call of our op with the kernel forced by name."""
-    act = case.ep.activation
-    if case.op == "gemm":
-        return lambda a, b, bias, res: cutlass_gemm.gemm(a, b, bias=bias, residual=res, activation=act, config=name)
-    return lambda a8, b8, sa, sb, bias, res, *_: cutlass_gemm.scaled_mm(
-        a8, b8, sa, sb, bias=bias, residual=res, activation=act, out_dtype=torch.bfloat16,
-        accumulate=case.accumulate, config=name)
 
 
 def family(case) -> List[str]:
@@ -63,7 +54,7 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
            "competitor": {"name": comp.name, "us": 1e3 * timer(comp.fn, sets)},
            "selected": case.kernel(m, n, k)}
     for name in names:
-        fn = forced(case, name)
+        fn = functools.partial(case.ours, config=name)  # the kernel forced by name
         try:
             err = metrics.rel_err(fn(*sets[0]), ref)
         except RuntimeError as e:  # e.g. a kernel that cannot implement the shape: no number
@@ -86,6 +77,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--suite", default="square,llama3_70b")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
+    try:
+        suite_names = parse_suites(args.suite)
+    except ValueError as e:
+        ap.error(str(e))
     case = make_case(args.op, args.epilogue, args.dtype, args.scale, args.accumulate)
     names = family(case)
     if not names:
@@ -95,7 +90,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"# {case.title}: {len(names)} kernels")
     print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | best/competitor | selected | sel/best |")
     print("|---|---|---|---|---|---|---|")
-    for suite in args.suite.split(","):
+    for suite in suite_names:
         for m, n, k in SUITES[suite]:
             row = dict(sweep_shape(case, names, m, n, k), suite=suite)
             rows.append(row)

@@ -252,14 +252,6 @@ def _rule_key(r: configs.Rule):
     return (r.spec.family, r.n, r.k)
 
 
-def _int_pair(v, what: str) -> Tuple[int, int]:
-    if not (isinstance(v, (list, tuple)) and len(v) == 2 and all(type(x) is int for x in v)):
-        raise ValueError(f"{what}: expected [lo, hi] integers, got {v!r}")
-    if not (0 <= v[0] <= v[1] <= configs.INF):
-        raise ValueError(f"{what}: expected 0 <= lo <= hi <= 2**62, got {v!r}")
-    return (v[0], v[1])
-
-
 def _parse(data: object) -> List[configs.Rule]:
     """The rules of a cache file's JSON, or ValueError saying what is wrong with it."""
     if not isinstance(data, dict):
@@ -269,9 +261,13 @@ def _parse(data: object) -> List[configs.Rule]:
         raise ValueError(f"expected a list under 'rules', got {type(raw).__name__}")
     rules = []
     for i, r in enumerate(raw):
-        if not isinstance(r, dict) or not isinstance(r.get("kernel"), str):
-            raise ValueError(f"rule {i}: expected an object with a 'kernel' name, got {r!r}")
-        rules.append(configs.Rule(r["kernel"], *(_int_pair(r.get(ax), f"rule {i} {ax}") for ax in ("m", "n", "k"))))
+        try:
+            missing = [ax for ax in ("m", "n", "k") if isinstance(r, dict) and ax not in r]
+            if missing:  # the cache always writes every axis: a missing one is a damaged file
+                raise ValueError(f"expected the ranges m, n and k, missing {', '.join(missing)}")
+            rules.append(configs.rule_from_dict(r))
+        except ValueError as e:
+            raise ValueError(f"rule {i}: {e}") from None
     return rules
 
 

@@ -55,11 +55,19 @@ class Rule:
 DEFAULT_RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "default_rules.json")
 
 
-def rule_from_dict(d: dict) -> Rule:
-    """A rule from its JSON form: {"kernel": name, "m": [lo, hi], "n": ..., "k": ...}; hi null = no bound."""
+def rule_from_dict(d: object) -> Rule:
+    """A rule from its JSON form {"kernel": name, "m": [lo, hi], "n": ..., "k": ...} (hi null = no
+    bound; a missing axis = every value), or ValueError saying what is wrong with it."""
+    if not isinstance(d, dict) or not isinstance(d.get("kernel"), str):
+        raise ValueError(f"expected an object with a 'kernel' name, got {d!r}")
+
     def rng(axis: str, lo_default: int) -> Tuple[int, int]:
-        lo, hi = d.get(axis, (lo_default, None))
-        return lo, INF if hi is None else hi
+        v = d.get(axis, [lo_default, None])
+        if not (isinstance(v, (list, tuple)) and len(v) == 2 and type(v[0]) is int
+                and (v[1] is None or type(v[1]) is int) and (v[1] is None or v[1] <= INF)):
+            raise ValueError(f"{d['kernel']}: expected {axis} as [lo, hi] integers (hi <= 2**62, or null for no "
+                             f"bound), got {v!r}")
+        return v[0], INF if v[1] is None else v[1]
 
     return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0))
 

@@ -86,6 +86,13 @@ class Kernel:
         return "_".join(parts)
 
     @property
+    def family_label(self) -> str:
+        """The family as default_rules.json names it: 'sm90 bf16', 'sm90 e4m3 scaled promoted',
+        'sm100 e4m3 blockwise' (the name's family parts; blockwise accumulation is inherent)."""
+        parts = self.name.split("_t")[0].split("_")
+        return " ".join(p for p in parts if not (self.scale == "blockwise" and p == self.accum))
+
+    @property
     def family(self) -> Tuple[int, str, str, str, str, str]:
         """The problem class a kernel serves: (arch, a, b, out, scale, accum)."""
         return (self.arch, self.a, self.b, self.out, self.scale, self.accum)
