@@ -97,7 +97,7 @@ def test_shipped_rules_name_table_kernels_of_their_family_and_cover_every_m():
     assert configs.DEFAULT_RULES == configs._load_default_rules()
     for fam in doc["families"]:
         specs = [dr.kt.KERNELS[dr.kt.KERNEL_IDS[r["kernel"]]] for r in fam["rules"]]
-        assert {dr.family_label(s) for s in specs} == {fam["family"]}, fam["family"]
+        assert {s.family_label for s in specs} == {fam["family"]}, fam["family"]
         glob = [r for r in fam["rules"] if "n" not in r and "k" not in r]
         assert glob and glob[0]["m"][0] == 1 and glob[-1]["m"][1] is None, fam["family"]
         for a, b in zip(glob, glob[1:]):
@@ -119,3 +119,33 @@ def test_sweep_rows_on_the_cpu_reference():
     assert row["us"] == {"sm90_f16_t128x128x64_c1x1_coop": None}
     assert "config" in row["rel_err"]["sm90_f16_t128x128x64_c1x1_coop"]
     assert torch.is_tensor(case.make(5, 24, 40)[0])
+
+
+@pytest.mark.parametrize("bad,expect", [
+    ({"m": [1, 2]}, "'kernel' name"),
+    ({"kernel": BF16[0], "m": [1]}, "expected m as \\[lo, hi\\] integers"),
+    ({"kernel": BF16[0], "n": ["1", 2]}, "expected n as \\[lo, hi\\] integers"),
+    ({"kernel": BF16[0], "k": [0, 2**63]}, "hi <= 2\\*\\*62"),
+    ({"kernel": BF16[0], "m": [5, 2]}, "expected 0 <= m_lo <= m_hi"),
+    ({"kernel": "sm90_bf16_t1x1x1_c1x1_coop"}, "unknown kernel"),
+])
+def test_a_bad_rule_is_a_clear_error(bad, expect):
+    import cutlass_gemm.configs as configs
+
+    with pytest.raises(ValueError, match=expect):
+        configs.rule_from_dict(bad)
+
+
+def test_rule_from_dict_defaults_and_null_bound():
+    import cutlass_gemm.configs as configs
+
+    r = configs.rule_from_dict({"kernel": BF16[0], "m": [3, None]})
+    assert (r.m, r.n, r.k) == ((3, configs.INF), (1, configs.INF), (0, configs.INF))
+
+
+@pytest.mark.parametrize("doc", [[], {"rows": []}, {"rows": [{"m": 1, "n": 2}]},
+                                 {"rows": [{"m": 1, "n": 2, "k": 3, "us": {BF16[0]: "fast"}}]},
+                                 {"rows": [{"m": 0, "n": 2, "k": 3, "us": {}}]}])
+def test_a_malformed_sweep_is_a_clear_error(doc):
+    with pytest.raises(SystemExit, match="derive_rules: x.json"):
+        dr.check_sweep(doc, "x.json")

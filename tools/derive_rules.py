@@ -43,18 +43,6 @@ kt = load_table()
 Range = Tuple[int, Optional[int]]  # inclusive; None = no upper bound
 
 
-def family_label(k) -> str:
-    """'sm90 bf16', 'sm90 e4m3 scaled promoted', 'sm100 e4m3 blockwise': the family a kernel serves."""
-    parts = [f"sm{k.arch}", k.a if k.a == k.b else f"{k.a}x{k.b}"]
-    if k.out != kt._default_out(k.a):
-        parts.append(f"{k.out}out")
-    if k.scale != "none":
-        parts.append({"tensor_row_col": "scaled", "blockwise": "blockwise"}[k.scale])
-    if k.accum != "f32" and k.scale != "blockwise":
-        parts.append(k.accum)
-    return " ".join(parts)
-
-
 def _geomean(xs: Sequence[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
@@ -81,6 +69,20 @@ def ladder(winners: Dict[int, str]) -> List[Tuple[str, Range]]:
     return steps
 
 
+def check_sweep(sw: object, where: str) -> None:
+    """A bench/sweep.py document, or SystemExit saying what is wrong with it."""
+    rows = sw.get("rows") if isinstance(sw, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise SystemExit(f"derive_rules: {where}: expected a bench/sweep.py JSON object with a non-empty 'rows' list")
+    for i, row in enumerate(rows):
+        ok = isinstance(row, dict) and all(type(row.get(a)) is int and row[a] > 0 for a in ("m", "n", "k")) \
+            and isinstance(row.get("us"), dict) \
+            and all(t is None or (isinstance(t, (int, float)) and t >= 0) for t in row["us"].values())
+        if not ok:
+            raise SystemExit(f"derive_rules: {where}: row {i}: expected positive int m, n, k and 'us' "
+                             f"{{kernel: microseconds or null}}, got {row!r}"[:400])
+
+
 def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
     """label -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped)."""
     fams: Dict[str, dict] = {}
@@ -91,7 +93,7 @@ def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
             for name, t in us.items():
                 if name not in kt.KERNEL_IDS:
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
-                by_label.setdefault(family_label(kt.KERNELS[kt.KERNEL_IDS[name]]), {})[name] = t
+                by_label.setdefault(kt.KERNELS[kt.KERNEL_IDS[name]].family_label, {})[name] = t
             for label, times in by_label.items():
                 f = fams.setdefault(label, {"rows": [], "sources": []})
                 f["rows"].append((row["m"], row["n"], row["k"], times))
@@ -178,10 +180,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--tolerance", type=float, default=0.03, help="per-(N, K) rules only where the global ladder loses more")
     ap.add_argument("--check", action="store_true", help="exit 1 if --out differs from what the sweeps give")
     args = ap.parse_args(argv)
+    if not 0 <= args.tolerance < 1:
+        ap.error(f"--tolerance: expected a fraction in [0, 1), got {args.tolerance}")
     sweeps = []
     for p in args.sweeps:
-        with open(p) as fh:
-            sw = json.load(fh)
+        try:
+            with open(p) as fh:
+                sw = json.load(fh)
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"derive_rules: {p}: cannot read it as JSON ({e})")
+        check_sweep(sw, p)
         sw["path"] = p
         sw.setdefault("source", f"{os.path.basename(p)} ({sw.get('gpu', '?')}, torch {sw.get('torch', '?')}, "
                                 f"commit {sw.get('commit', '?')})")
