@@ -119,6 +119,9 @@ def _sm90_16bit(dtype: str) -> List[Kernel]:
         Kernel(tile=(128, 128, 64), cluster=(1, 1), schedule="coop", **k),
         # 64-row tiles waste less of the tile when M <= 64 (decode).
         Kernel(tile=(64, 128, 64), cluster=(1, 1), schedule="pingpong", **k),
+        # Stream-K (deterministic): few output tiles on 132 SMs (small M x N, large K) split K
+        # so every SM streams; CUTLASS's heuristic falls back to data-parallel where that wins.
+        Kernel(tile=(128, 128, 64), cluster=(1, 1), schedule="coop", scheduler="streamk", **k),
     ]
 
 
@@ -136,6 +139,9 @@ def _sm90_fp8() -> List[Kernel]:
         Kernel(tile=(128, 192, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
         Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
         Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", **scaled),
+        # Stream-K (deterministic) for few-tile shapes, at both accumulation modes.
+        Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="fast", scheduler="streamk", **scaled),
+        Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="promoted", scheduler="streamk", **scaled),
     ]
     for a, b in (("e4m3", "e5m2"), ("e5m2", "e4m3")):  # gradients: one operand in e5m2
         mixed = dict(arch=90, a=a, b=b, out="bf16", scale="tensor_row_col")

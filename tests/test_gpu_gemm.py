@@ -34,7 +34,8 @@ def _compiled_16bit():
 
 
 KERNELS = _compiled_16bit()
-FORCED_SHAPES = [(128, 256, 64), (200, 136, 520), (1, 8, 8), (257, 1000, 4096)]
+# (64, 384, 16384): 3 output tiles and a long K, so a stream-K kernel splits K across SMs.
+FORCED_SHAPES = [(128, 256, 64), (200, 136, 520), (1, 8, 8), (257, 1000, 4096), (64, 384, 16384)]
 EPILOGUES = [
     dict(),
     dict(bias="out", activation="gelu_tanh", residual=True, alpha=0.5, beta=0.75),
@@ -52,6 +53,21 @@ def test_every_kernel_forced(kernel):
         for epi in EPILOGUES:
             p = make_problem(m, n, k, dtype, DEV, out_dtype=out_dtype, **epi)
             run_and_check(p, f"{kernel.name} {m}x{n}x{k} {epi}", config=kernel.name)
+
+
+STREAMK = [k for k in KERNELS if k.scheduler == "streamk"]
+
+
+@pytest.mark.parametrize("kernel", STREAMK, ids=[k.name for k in STREAMK])
+def test_streamk_is_deterministic(kernel):
+    """Stream-K splits K across SMs and reduces the partial tiles in a fixed order: bitwise equal runs."""
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.a]
+    for m, n, k in [(64, 384, 16384), (1, 8192, 8192), (300, 1024, 8192)]:
+        p = make_problem(m, n, k, dtype, DEV, bias="out", activation="gelu_tanh", residual=True)
+        first = run_and_check(p, f"{kernel.name} {m}x{n}x{k}", config=kernel.name)
+        for _ in range(3):
+            again = cutlass_gemm.gemm(p.a, p.b, config=kernel.name, **p.kwargs())
+            assert torch.equal(again, first), f"{kernel.name} {m}x{n}x{k}: stream-K run differs from the first"
 
 
 @pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])

@@ -8,16 +8,20 @@ extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_bf16_t128x128x64_c1x2_pingpong __attribute__((weak));
 extern const KernelFns sm90_bf16_t128x128x64_c1x1_coop __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x128x64_c1x1_coop_streamk __attribute__((weak));
 extern const KernelFns sm90_f16_t128x256x64_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_f16_t128x128x64_c1x2_pingpong __attribute__((weak));
 extern const KernelFns sm90_f16_t128x128x64_c1x1_coop __attribute__((weak));
 extern const KernelFns sm90_f16_t64x128x64_c1x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_f16_t128x128x64_c1x1_coop_streamk __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk __attribute__((weak));
 extern const KernelFns sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
@@ -50,16 +54,20 @@ const KernelInfo kKernels[] = {
     {"sm90_bf16_t128x128x64_c1x2_pingpong", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x128x64_c1x2_pingpong},
     {"sm90_bf16_t128x128x64_c1x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x128x64_c1x1_coop},
     {"sm90_bf16_t64x128x64_c1x1_pingpong", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x128x64_c1x1_pingpong},
+    {"sm90_bf16_t128x128x64_c1x1_coop_streamk", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x128x64_c1x1_coop_streamk},
     {"sm90_f16_t128x256x64_c2x1_coop", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t128x256x64_c2x1_coop},
     {"sm90_f16_t128x128x64_c1x2_pingpong", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t128x128x64_c1x2_pingpong},
     {"sm90_f16_t128x128x64_c1x1_coop", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t128x128x64_c1x1_coop},
     {"sm90_f16_t64x128x64_c1x1_pingpong", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t64x128x64_c1x1_pingpong},
+    {"sm90_f16_t128x128x64_c1x1_coop_streamk", 90, DType::kF16, DType::kF16, DType::kF16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_f16_t128x128x64_c1x1_coop_streamk},
     {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop},
     {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong},
     {"sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong},
     {"sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop},
     {"sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk},
     {"sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE4m3, DType::kE5m2, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong},
     {"sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop", 90, DType::kE4m3, DType::kE5m2, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop},
     {"sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE5m2, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong},
@@ -86,7 +94,7 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 39;
-const uint64_t kKernelTableHash = 9640612870019732418ull;
+const int kNumKernels = 43;
+const uint64_t kKernelTableHash = 2455070994735941312ull;
 
 }  // namespace cutlass_gemm

@@ -160,9 +160,36 @@ using CollectiveMainloopFor = typename cutlass::gemm::collective::CollectiveBuil
     cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
     KernelSchedule>::CollectiveOp;
 
-template <class CollectiveMainloop, class CollectiveEpilogue>
+// Stream-K tile scheduler tag: CUTLASS's SM90 stream-K scheduler (default arguments: deterministic
+// reduction, heuristic decomposition) with one method replaced. CUTLASS 4.2's is_last_tile does not
+// compile with CUTLASS_ENABLE_GDC_FOR_SM90 (a const method binds a member to a non-const
+// reference); its one caller is the early-launch hint of programmatic dependent launch, which
+// changes timing, not results. Answering "not the last tile" lets dependents launch at grid end.
+struct StreamK {};
+
+template <class TileShape, class ClusterShape>
+struct Sm90StreamKScheduler : cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape> {
+  using Base = cutlass::gemm::kernel::detail::PersistentTileSchedulerSm90StreamK<TileShape, ClusterShape>;
+  using Base::Base;
+  CUTLASS_DEVICE bool is_last_tile(typename Base::WorkTileInfo, uint32_t = 1) const { return false; }
+};
+
+}  // namespace cutlass_gemm::kernels
+
+namespace cutlass::gemm::kernel::detail {
+template <class TileShape, class ClusterShape, uint32_t SchedulerPipelineStageCount>
+struct TileSchedulerSelector<cutlass_gemm::kernels::StreamK, arch::Sm90, TileShape, ClusterShape,
+                             SchedulerPipelineStageCount> {
+  using Scheduler = cutlass_gemm::kernels::Sm90StreamKScheduler<TileShape, ClusterShape>;
+};
+}  // namespace cutlass::gemm::kernel::detail
+
+namespace cutlass_gemm::kernels {
+
+// A persistent kernel: data-parallel tiles (PersistentScheduler) or stream-K (StreamK).
+template <class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler>
 using PersistentKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
-                                                              CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;
+                                                              CollectiveEpilogue, TileScheduler>;
 
 // C/D pointers and strides: without a residual, C aliases D and beta is 0 (never read).
 template <class Kernel, class ElementD>

@@ -21,7 +21,8 @@ template <int Stages, class ClusterShape, class KernelSchedule>
 struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, ClusterShape, KernelSchedule>>
     : std::true_type {};
 
-template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule>
+template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
+          class TileScheduler = cutlass::gemm::PersistentScheduler>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
   using ElementB = typename Element<kB>::type;                       // B element
@@ -39,7 +40,7 @@ struct ScaledGemm {
                             ElementB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Mainloop>;
-  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   static typename Adapter::Arguments make_args(const GemmParams& p) {
@@ -61,7 +62,8 @@ struct ScaledGemm {
   static constexpr KernelFns fns = AdapterFns<ScaledGemm, Adapter>::fns;
 };
 
-template <DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule>
+template <DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
+          class TileScheduler = cutlass::gemm::PersistentScheduler>
 struct BlockwiseGemm {
   using ElementA = cutlass::float_e4m3_t;                            // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -81,7 +83,7 @@ struct BlockwiseGemm {
                             ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Blockwise>;
-  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   // p.scale_a: [kb, lda_s] M-major with lda_s = p.scale_a_numel / kb (a multiple of 4);

@@ -7,7 +7,8 @@
 
 namespace cutlass_gemm::kernels {
 
-template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule>
+template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
+          class TileScheduler = cutlass::gemm::PersistentScheduler>
 struct Gemm16 {
   using ElementA = typename Element<kIn>::type;                      // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -25,7 +26,7 @@ struct Gemm16 {
                             ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Mainloop>;
-  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   static typename Adapter::Arguments make_args(const GemmParams& p) {
