@@ -57,7 +57,7 @@ class Kernel:
     a: str
     b: str
     out: str
-    tile: Tuple[int, int, int]  # SM90: the CTA tile; SM100: the UMMA tile (2sm: the CTA pair's)
+    tile: Tuple[int, int, int]  # SM90: the CTA tile; SM100: the UMMA tile (2sm: the CTA pair's); swap-AB: (N, M, K) extents
     cluster: Tuple[int, int]
     schedule: str
     scale: str = "none"
@@ -119,9 +119,6 @@ def _sm90_16bit(dtype: str) -> List[Kernel]:
         Kernel(tile=(128, 128, 64), cluster=(1, 1), schedule="coop", **k),
         # 64-row tiles waste less of the tile when M <= 64 (decode).
         Kernel(tile=(64, 128, 64), cluster=(1, 1), schedule="pingpong", **k),
-        # Stream-K (deterministic): few output tiles on 132 SMs (small M x N, large K) split K
-        # so every SM streams; CUTLASS's heuristic falls back to data-parallel where that wins.
-        Kernel(tile=(128, 128, 64), cluster=(1, 1), schedule="coop", scheduler="streamk", **k),
     ]
 
 
@@ -139,9 +136,6 @@ def _sm90_fp8() -> List[Kernel]:
         Kernel(tile=(128, 192, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
         Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
         Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", **scaled),
-        # Stream-K (deterministic) for few-tile shapes, at both accumulation modes.
-        Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="fast", scheduler="streamk", **scaled),
-        Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="promoted", scheduler="streamk", **scaled),
     ]
     for a, b in (("e4m3", "e5m2"), ("e5m2", "e4m3")):  # gradients: one operand in e5m2
         mixed = dict(arch=90, a=a, b=b, out="bf16", scale="tensor_row_col")
@@ -154,6 +148,30 @@ def _sm90_fp8() -> List[Kernel]:
     ks += [
         Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", **block),
         Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", **block),
+    ]
+    return ks
+
+
+def _sm90_small_m_and_few_tiles() -> List[Kernel]:
+    """Appended after the first SM90 kernels so their ids (positions) never move."""
+    ks = []
+    for dtype in ("bf16", "f16"):
+        # Stream-K (deterministic): few output tiles on 132 SMs (small M x N, large K) split K so
+        # every SM streams; CUTLASS's heuristic keeps data-parallel tiles where those fill the GPU.
+        ks.append(Kernel(arch=90, a=dtype, b=dtype, out=dtype, tile=(128, 128, 64), cluster=(1, 1), schedule="coop",
+                         scheduler="streamk"))
+    scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col")
+    for accum in ("fast", "promoted"):
+        ks.append(Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum=accum, scheduler="streamk",
+                         **scaled))
+    # Swap-AB for decode-sized M (D^T = B A^T; the tile is (N extent, M extent, K)): M rides the
+    # MMA's narrow 32-wide side instead of idling most of a 64-row tile. bf16 and e4m3 only (lean build).
+    bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16")
+    ks += [
+        Kernel(tile=(64, 32, 128), cluster=(1, 1), schedule="pingpong", swap_ab=True, **bf16),
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, scheduler="streamk", **bf16),
+        Kernel(tile=(64, 32, 128), cluster=(1, 1), schedule="pingpong", accum="fast", swap_ab=True, **scaled),
+        Kernel(tile=(64, 32, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", swap_ab=True, **scaled),
     ]
     return ks
 
@@ -210,6 +228,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
         Kernel(arch=90, a="bf16", b="bf16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),
         Kernel(arch=90, a="f16", b="f16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),
     ]
+    + _sm90_small_m_and_few_tiles()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

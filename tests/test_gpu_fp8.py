@@ -35,8 +35,9 @@ def _fp8_kernels():
 
 
 KERNELS = _fp8_kernels()
-# (64, 384, 16384): 3 output tiles and a long K, so a stream-K kernel splits K across SMs.
-SHAPES = [(128, 256, 128), (200, 136, 520), (1, 16, 16), (257, 1000, 4096), (64, 384, 16384)]
+# (64, 384, 16384): 3 output tiles and a long K, so a stream-K kernel splits K across SMs;
+# (3, 1001, 264): N off the 16-byte rule (padded output), where a swap-AB kernel's tile runs over N.
+SHAPES = [(128, 256, 128), (200, 136, 520), (1, 16, 16), (257, 1000, 4096), (64, 384, 16384), (3, 1001, 264)]
 EPILOGUES = [dict(), dict(bias="out", activation="gelu_tanh", residual=True, beta=0.5),
              dict(bias="f32", activation="silu"), dict(activation="relu", residual=True, beta=-1.0)]
 

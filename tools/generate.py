@@ -62,7 +62,6 @@ def gen_enums(t) -> str:
 
 def kernel_type(k) -> str:
     """The C++ type of a kernel (its `::fns` is the KernelFns entry), in namespace cutlass_gemm::kernels."""
-    assert not k.swap_ab, f"{k.name}: swap-AB is not implemented yet"
     m, n, kk = k.tile
     if k.arch == 90:
         fast = "true" if k.accum == "fast" else "false"
@@ -73,9 +72,13 @@ def kernel_type(k) -> str:
         raise NotImplementedError(f"no kernel template for {k.name}")
     if k.scheduler == "streamk" and (k.arch, k.schedule) != (90, "coop"):
         raise NotImplementedError(f"{k.name}: stream-K is built for SM90 cooperative kernels only")
+    if k.swap_ab and (k.arch != 90 or k.scale == "blockwise"):
+        raise NotImplementedError(f"{k.name}: swap-AB is built for SM90 16-bit and tensor/row/column FP8 kernels only")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
-    if k.scheduler == "streamk":
-        shape += ", StreamK"
+    if k.scheduler == "streamk" or k.swap_ab:
+        shape += ", StreamK" if k.scheduler == "streamk" else ", cutlass::gemm::PersistentScheduler"
+    if k.swap_ab:
+        shape += ", SwapAB"
     if k.scale == "none":
         return f"Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
     if k.scale == "tensor_row_col":

@@ -11,4 +11,10 @@ const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk = ScaledGem
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk;
 const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, StreamK>::fns;
 
+extern const KernelFns sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab;
+const KernelFns sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 32, 128, 1, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab;
+const KernelFns sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 32, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
 }  // namespace cutlass_gemm::kernels

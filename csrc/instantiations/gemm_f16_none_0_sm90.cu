@@ -17,10 +17,10 @@ const KernelFns sm90_f16_t128x128x64_c1x1_coop = Gemm16<DType::kF16, DType::kF16
 extern const KernelFns sm90_f16_t64x128x64_c1x1_pingpong;
 const KernelFns sm90_f16_t64x128x64_c1x1_pingpong = Gemm16<DType::kF16, DType::kF16, 64, 128, 64, 1, 1, sm90::Pingpong<false>>::fns;
 
-extern const KernelFns sm90_f16_t128x128x64_c1x1_coop_streamk;
-const KernelFns sm90_f16_t128x128x64_c1x1_coop_streamk = Gemm16<DType::kF16, DType::kF16, 128, 128, 64, 1, 1, sm90::Coop<false>, StreamK>::fns;
-
 extern const KernelFns sm90_f16_f32out_t128x128x64_c1x1_coop;
 const KernelFns sm90_f16_f32out_t128x128x64_c1x1_coop = Gemm16<DType::kF16, DType::kF32, 128, 128, 64, 1, 1, sm90::Coop<false>>::fns;
+
+extern const KernelFns sm90_f16_t128x128x64_c1x1_coop_streamk;
+const KernelFns sm90_f16_t128x128x64_c1x1_coop_streamk = Gemm16<DType::kF16, DType::kF16, 128, 128, 64, 1, 1, sm90::Coop<false>, StreamK>::fns;
 
 }  // namespace cutlass_gemm::kernels

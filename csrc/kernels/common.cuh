@@ -32,13 +32,49 @@ template <> struct Element<DType::kE5m2> { using type = cutlass::float_e5m2_t; }
 constexpr auto kRound = cutlass::FloatRoundStyle::round_to_nearest;
 
 // ---------------------------------------------------------------------------------------------
+// Orientation. Normal: CUTLASS computes D = A B^T, [M,N] row-major. SwapAB: it computes
+// D' = B A^T = D^T, an [N,M] column-major matrix in D's own memory (small M becomes the narrow
+// tile side, so a decode-sized M wastes little of the MMA). In D' a per-N vector (bias, scale_b)
+// is per row (column broadcast) and a per-M one (scale_a) per column: the epilogue nodes flip,
+// the caller's tensors do not (no copies, same pointers and strides).
+struct Normal {
+  static constexpr bool kSwap = false;
+  using LayoutD = cutlass::layout::RowMajor;
+  template <class Tile, class E>
+  using PerN = fusion::Sm90RowBroadcast<0, Tile, E, float>;
+  // Dynamic-broadcast strides: `true` reads a vector, `false` broadcasts element 0 (per-tensor).
+  using PerNStride = Stride<_0, bool, int64_t>;
+  using PerMStride = Stride<bool, _0, int64_t>;
+  template <class Tile>
+  using PerNOrScalar = fusion::Sm90RowBroadcast<0, Tile, float, float, PerNStride>;
+  template <class Tile>
+  using PerMOrScalar = fusion::Sm90ColBroadcast<0, Tile, float, float, PerMStride>;
+  static PerNStride per_n(bool vector) { return {_0{}, vector, int64_t(0)}; }
+  static PerMStride per_m(bool vector) { return {vector, _0{}, int64_t(0)}; }
+};
+struct SwapAB {
+  static constexpr bool kSwap = true;
+  using LayoutD = cutlass::layout::ColumnMajor;
+  template <class Tile, class E>
+  using PerN = fusion::Sm90ColBroadcast<0, Tile, E, float>;
+  using PerNStride = Stride<bool, _0, int64_t>;
+  using PerMStride = Stride<_0, bool, int64_t>;
+  template <class Tile>
+  using PerNOrScalar = fusion::Sm90ColBroadcast<0, Tile, float, float, PerNStride>;
+  template <class Tile>
+  using PerMOrScalar = fusion::Sm90RowBroadcast<0, Tile, float, float, PerMStride>;
+  static PerNStride per_n(bool vector) { return {vector, _0{}, int64_t(0)}; }
+  static PerMStride per_m(bool vector) { return {_0{}, vector, int64_t(0)}; }
+};
+
+// ---------------------------------------------------------------------------------------------
 // Epilogue trees. Every op ends in the same tail:
 //   D = beta * C + act(X + bias_f32)          C = residual, X = the op's scaled product + bias_d
-// Bias is two row-broadcast nodes with a null default (one in the output dtype inside X, one in
+// Bias is two per-N broadcast nodes with a null default (one in the output dtype inside X, one in
 // fp32 here) so one kernel serves no bias / bias in either dtype; a null node costs no load.
 // The residual is CUTLASS's source C: beta == 0 (set when there is no residual) skips its TMA
 // load at run time.
-template <class TileShape, class ElementD, class X>
+template <class TileShape, class ElementD, class X, class Orient = Normal>
 using EpilogueTail =
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementD, float, kRound>,  // beta * C + Z
         fusion::Sm90ScalarBroadcast<float>,                                                           //   beta
@@ -46,27 +82,27 @@ using EpilogueTail =
         fusion::Sm90EVT<fusion::Sm90Compute<epilogue::RuntimeActivation, float, float, kRound>,        //   Z = act(Y)
             fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, kRound>,                  //   Y = X + bias_f32
                 X,
-                fusion::Sm90RowBroadcast<0, TileShape, float, float>>>>;
+                typename Orient::template PerN<TileShape, float>>>>;
 
-template <class TileShape, class ElementD>
-using BiasD = fusion::Sm90RowBroadcast<0, TileShape, ElementD, float>;  // bias_d [N]
+template <class TileShape, class ElementD, class Orient = Normal>
+using BiasD = typename Orient::template PerN<TileShape, ElementD>;  // bias_d [N]
 
 // X = alpha * acc + bias_d (16-bit GEMM; blockwise FP8, whose scales act in the mainloop)
-template <class TileShape, class ElementD>
+template <class TileShape, class ElementD, class Orient = Normal>
 using AlphaX = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, float, float, kRound>,
     fusion::Sm90ScalarBroadcast<float>,  // alpha
     fusion::Sm90AccFetch,                // acc
-    BiasD<TileShape, ElementD>>;
+    BiasD<TileShape, ElementD, Orient>>;
 
-// X = (scale_a * acc) * scale_b + bias_d (FP8). Dynamic-broadcast strides: `true` reads a
-// vector (per-row of a / per-column of b), `false` broadcasts element 0 (per-tensor).
-template <class TileShape, class ElementD>
+// X = (scale_a * acc) * scale_b + bias_d (FP8): scale_a per row of a (or per-tensor), scale_b per
+// column of b^T (or per-tensor).
+template <class TileShape, class ElementD, class Orient = Normal>
 using ScaledX = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, float, float, kRound>,
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::multiplies, float, float, kRound>,
-        fusion::Sm90ColBroadcast<0, TileShape, float, float, Stride<bool, _0, int64_t>>,  // scale_a [M] or [1]
+        typename Orient::template PerMOrScalar<TileShape>,  // scale_a [M] or [1]
         fusion::Sm90AccFetch>,
-    fusion::Sm90RowBroadcast<0, TileShape, float, float, Stride<_0, bool, int64_t>>,      // scale_b [N] or [1]
-    BiasD<TileShape, ElementD>>;
+    typename Orient::template PerNOrScalar<TileShape>,      // scale_b [N] or [1]
+    BiasD<TileShape, ElementD, Orient>>;
 
 template <class ElementD>
 struct BiasPtrs {
@@ -138,14 +174,14 @@ struct Tiles {
   using Cta = Shape<Int<TM / Schedule::kCtasPerMma>, Int<TN>, Int<TK>>;     // per-CTA tile (EVT nodes)
 };
 
-// The epilogue collective for a tree (C and D row-major in the output dtype).
-template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree>
+// The epilogue collective for a tree (C and D in the output dtype, row-major; column-major swapped).
+template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient = Normal>
 using CollectiveEpilogueFor = typename cutlass::epilogue::collective::CollectiveBuilder<
     typename Schedule::Arch, cutlass::arch::OpClassTensorOp,
     MmaTile, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
     float, float,                                                          // accumulator, compute
-    ElementD, cutlass::layout::RowMajor, 16 / sizeof(ElementD),            // C = residual
-    ElementD, cutlass::layout::RowMajor, 16 / sizeof(ElementD),            // D
+    ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // C = residual
+    ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // D
     typename Schedule::Epilogue, Tree>::CollectiveOp;
 
 // The mainloop collective (FP32 accumulation) with the stages left after the epilogue's shared memory.
@@ -191,32 +227,48 @@ template <class CollectiveMainloop, class CollectiveEpilogue, class TileSchedule
 using PersistentKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
                                                               CollectiveEpilogue, TileScheduler>;
 
+// A row-major [rows, ld] stride of C/D, or the same memory as CUTLASS's column-major D' (swap-AB).
+template <class Stride_, class Orient>
+Stride_ out_stride(int64_t ld) {
+  if constexpr (Orient::kSwap) return Stride_{_1{}, ld, int64_t(0)};
+  else return Stride_{ld, _1{}, int64_t(0)};
+}
+
 // C/D pointers and strides: without a residual, C aliases D and beta is 0 (never read).
-template <class Kernel, class ElementD>
+template <class Kernel, class ElementD, class Orient>
 auto epilogue_io(const GemmParams& p) {
   using StrideC = typename Kernel::StrideC;
   using StrideD = typename Kernel::StrideD;
   const bool has_residual = p.residual != nullptr;
   return cute::make_tuple(static_cast<const ElementD*>(has_residual ? p.residual : p.d),
-                          StrideC{has_residual ? p.ldr : p.ldd, _1{}, int64_t(0)}, static_cast<ElementD*>(p.d),
-                          StrideD{p.ldd, _1{}, int64_t(0)});
+                          out_stride<StrideC, Orient>(has_residual ? p.ldr : p.ldd), static_cast<ElementD*>(p.d),
+                          out_stride<StrideD, Orient>(p.ldd));
 }
 
-// The arguments every kernel shares: the problem, A and B (row-major [M,K] and [N,K]) followed by
-// the mainloop's extra arguments (blockwise scales), C/D and the device; the epilogue tree's
-// arguments are the caller's (`args.epilogue.thread`).
-template <class Kernel, class ElementA, class ElementB, class ElementD, class... MainloopExtra>
+// The arguments every kernel shares: the problem, a and b (row-major [M,K] and [N,K]) as the
+// mainloop's A and B (B and A swapped) followed by its extra arguments (blockwise scales), C/D and
+// the device; the epilogue tree's arguments are the caller's (`args.epilogue.thread`).
+// ElementA / ElementB: the element types of a and b.
+template <class Kernel, class ElementA, class ElementB, class ElementD, class Orient = Normal, class... MainloopExtra>
 typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments gemm_args(const GemmParams& p,
                                                                                   MainloopExtra... extra) {
   using StrideA = typename Kernel::StrideA;
   using StrideB = typename Kernel::StrideB;
-  auto [ptr_c, stride_c, ptr_d, stride_d] = epilogue_io<Kernel, ElementD>(p);
-  typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments args{
-      cutlass::gemm::GemmUniversalMode::kGemm,
-      {int(p.m), int(p.n), int(p.k), 1},
-      {static_cast<const ElementA*>(p.a), StrideA{p.lda, _1{}, int64_t(0)},
-       static_cast<const ElementB*>(p.b), StrideB{p.ldb, _1{}, int64_t(0)}, extra...},
-      {{}, ptr_c, stride_c, ptr_d, stride_d}};
+  auto [ptr_c, stride_c, ptr_d, stride_d] = epilogue_io<Kernel, ElementD, Orient>(p);
+  typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments args;
+  if constexpr (Orient::kSwap) {
+    args = {cutlass::gemm::GemmUniversalMode::kGemm,
+            {int(p.n), int(p.m), int(p.k), 1},
+            {static_cast<const ElementB*>(p.b), StrideA{p.ldb, _1{}, int64_t(0)},
+             static_cast<const ElementA*>(p.a), StrideB{p.lda, _1{}, int64_t(0)}, extra...},
+            {{}, ptr_c, stride_c, ptr_d, stride_d}};
+  } else {
+    args = {cutlass::gemm::GemmUniversalMode::kGemm,
+            {int(p.m), int(p.n), int(p.k), 1},
+            {static_cast<const ElementA*>(p.a), StrideA{p.lda, _1{}, int64_t(0)},
+             static_cast<const ElementB*>(p.b), StrideB{p.ldb, _1{}, int64_t(0)}, extra...},
+            {{}, ptr_c, stride_c, ptr_d, stride_d}};
+  }
   args.hw_info.device_id = p.device;
   args.hw_info.sm_count = p.sm_count;
   return args;

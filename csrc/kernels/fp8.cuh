@@ -21,8 +21,9 @@ template <int Stages, class ClusterShape, class KernelSchedule>
 struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, ClusterShape, KernelSchedule>>
     : std::true_type {};
 
+// Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
   using ElementB = typename Element<kB>::type;                       // B element
@@ -32,24 +33,26 @@ struct ScaledGemm {
   using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
-  using X = ScaledX<CtaTile, ElementD>;                              // scale_a * acc * scale_b + bias_d
-  using Tree = EpilogueTail<CtaTile, ElementD, X>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree>;
+  using X = ScaledX<CtaTile, ElementD, Orient>;                      // scale_a * acc * scale_b + bias_d
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
+  using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
+  using MmaB = cute::conditional_t<Orient::kSwap, ElementA, ElementB>;
   using CollectiveMainloop =
-      CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
-                            ElementB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
+      CollectiveMainloopFor<MmaA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
+                            MmaB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Mainloop>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   static typename Adapter::Arguments make_args(const GemmParams& p) {
-    auto args = gemm_args<Kernel, ElementA, ElementB, ElementD>(p);
+    auto args = gemm_args<Kernel, ElementA, ElementB, ElementD, Orient>(p);
     auto bias = split_bias<ElementD>(p, kOut);
     const bool row_a = p.scale_a_numel > 1, col_b = p.scale_b_numel > 1;  // else per-tensor
     typename X::Arguments x{
-        {{p.scale_a, 0.0f, {row_a, _0{}, int64_t(0)}}, {}, {}},      // scale_a * acc
-        {p.scale_b, 0.0f, {_0{}, col_b, int64_t(0)}},                // scale_b
+        {{p.scale_a, 0.0f, Orient::per_m(row_a)}, {}, {}},           // scale_a * acc
+        {p.scale_b, 0.0f, Orient::per_n(col_b)},                     // scale_b
         {bias.d, ElementD(0), {}},                                   // bias_d
         {}};
     args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, x);

@@ -7,8 +7,9 @@
 
 namespace cutlass_gemm::kernels {
 
+// Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal>
 struct Gemm16 {
   using ElementA = typename Element<kIn>::type;                      // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -18,19 +19,19 @@ struct Gemm16 {
   using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
-  using X = AlphaX<CtaTile, ElementD>;                               // alpha * acc + bias_d
-  using Tree = EpilogueTail<CtaTile, ElementD, X>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree>;
+  using X = AlphaX<CtaTile, ElementD, Orient>;                       // alpha * acc + bias_d
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
   using CollectiveMainloop =
-      CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K], K contiguous
-                            ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K]
+      CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K] (b if swapped), K contiguous
+                            ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K] (a)
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Mainloop>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   static typename Adapter::Arguments make_args(const GemmParams& p) {
-    auto args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p);
+    auto args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p);
     auto bias = split_bias<ElementD>(p, kOut);
     args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, alpha_x_args<X>(p, bias));
     return args;
