@@ -105,6 +105,8 @@ def kernel_units(table, archs):
         units.append((os.path.join(ROOT, "csrc", "instantiations", stem + ".cu"), arch))
     if pattern and not units:
         fail(f"CUTLASS_GEMM_KERNELS={pattern!r} matches no kernel of the built archs")
+    # Hand-written, always built: the FP8 activation quantization kernel, one unit per arch.
+    units += [(os.path.join(ROOT, "csrc", "kernels", f"quantize_fp8_sm{arch}.cu"), arch) for arch in sorted(archs)]
     return units
 
 

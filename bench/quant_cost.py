@@ -11,8 +11,9 @@ and each M, in one run on the same inputs:
   * quantization of the bf16 [M, K] activation with the matching granularity, three ways:
       naive     the previous float32 formulation (upcast, abs, amax, divide, clamp, cast; ~7 passes)
       eager     cutlass_gemm.quantize's eager path (inf-norm reduction + one FP8-storing division)
-      compiled  the CUDA fast path quantize_fp8 takes by default (the same function compiled
+      compiled  the opt-in Inductor path (CUTLASS_GEMM_QUANT_COMPILE=1: the same function compiled
                 by Inductor into one kernel; compiled during warm-up, outside the timed region)
+      kernel    torch.ops.cutlass_gemm._quantize_fp8_rows_, what quantize_fp8 runs on CUDA by default
     quantize_fp8 (what Fp8Linear calls) takes the compiled path on CUDA in eager mode, the eager
     path inside CUDA graph capture, and is fused into the caller's graph under torch.compile.
 
@@ -72,8 +73,8 @@ def main() -> None:
         sys.exit("bench/quant_cost.py needs a CUDA GPU")
     dev = "cuda"
     rows = []
-    print("| shape | N x K | M | granularity | GEMM us | naive us (%) | eager us (%) | compiled us (%) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| shape | N x K | M | granularity | GEMM us | naive us (%) | eager us (%) | compiled us (%) | kernel us (%) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in args.shapes:
         n, k = NK[name]
         w = torch.randn(n, k, device=dev, dtype=torch.bfloat16) * k ** -0.5
@@ -90,6 +91,7 @@ def main() -> None:
                     "naive": graph_time_ms(lambda x: naive(x, gran), xs) * 1e3,
                     "eager": graph_time_ms(lambda x: qz._quantize(x, gran, E4), xs) * 1e3,
                     "compiled": graph_time_ms(lambda x: compiled(x, E4), xs) * 1e3,
+                    "kernel": graph_time_ms(lambda x: qz._quantize_kernel(x, gran, E4), xs) * 1e3,
                 }
                 rec = {"shape": name, "n": n, "k": k, "m": m, "granularity": gran, "gemm_us": gemm,
                        **{f"{key}_us": v for key, v in t.items()},

@@ -21,6 +21,7 @@
 
 #include "device_info.h"
 #include "gemm_api.h"
+#include "quantize_api.h"
 #include "registry.h"
 
 // `from cutlass_gemm import _C` loads this library; the ops register from static initializers.
@@ -631,6 +632,47 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
 // The arch whose kernels this library would run on `device` (0: unsupported GPU).
 int64_t device_arch(int64_t device) { return device_info(int(device)).arch; }
 
+// cutlass_gemm.quantize_fp8's CUDA kernel for "row" (group 0) and "1x128" (group 128) into
+// preallocated outputs; the Python wrapper allocates them in the layouts it documents and
+// checks its arguments (the op is private).
+void quantize_fp8_rows(Tensor x, Tensor q, Tensor scale, int64_t group) {
+  const char* op = "cutlass_gemm._quantize_fp8_rows_";
+  auto in = to_dtype(x.scalar_type());
+  auto out = to_dtype(q.scalar_type());
+  if (x.dim() != 2 || x.stride(1) != 1 || !in || *in == DType::kE4m3 || *in == DType::kE5m2)
+    fail(op, "expected x 2-D bfloat16/float16/float32 with unit column stride");
+  if (!out || (*out != DType::kE4m3 && *out != DType::kE5m2) || !q.is_contiguous() || q.size(0) != x.size(0) ||
+      q.size(1) != x.size(1))
+    fail(op, "expected q a contiguous float8 tensor of x's shape");
+  const int64_t groups = group == 0 ? 1 : (x.size(1) + 127) / 128;
+  if ((group != 0 && group != 128) || scale.scalar_type() != ST::Float || scale.dim() != 2 ||
+      scale.size(0) != x.size(0) || scale.size(1) != groups)
+    fail(op, "expected group 0 or 128 and scale float32 [rows, groups]");
+  if (x.get_device_index() != q.get_device_index() || x.get_device_index() != scale.get_device_index())
+    fail(op, "expected x, q and scale on one device");
+  torch::stable::accelerator::DeviceGuard guard(x.get_device_index());
+  const int arch = device_info(x.get_device_index()).arch;
+  auto fn = arch == 90 ? &quantize_fp8_sm90 : arch == 100 ? &quantize_fp8_sm100 : nullptr;
+  if (fn == nullptr || *fn == nullptr) fail(op, "no quantization kernel for this GPU in this build");
+  QuantizeParams p;
+  p.x = x.data_ptr();
+  p.in = *in;
+  p.q = q.data_ptr();
+  p.out = *out;
+  p.scale = static_cast<float*>(scale.data_ptr());
+  p.rows = x.size(0);
+  p.cols = x.size(1);
+  p.ldx = x.stride(0);
+  p.scale_rs = scale.stride(0);
+  p.scale_gs = scale.stride(1);
+  p.group = int(group);
+  void* stream = nullptr;
+  STD_TORCH_CHECK(aoti_torch_get_current_cuda_stream(x.get_device_index(), &stream) == AOTI_TORCH_SUCCESS,
+                  "cutlass_gemm: cannot get the current CUDA stream");
+  int st = (*fn)(p, static_cast<cudaStream_t>(stream));
+  if (st != 0) fail(op, std::string("kernel launch failed: ") + cudaGetErrorString(cudaError_t(st)));
+}
+
 // The op's selection for a family on an arch, without a GPU (tests compare it with
 // configs.explain): resolve_accum, then select_kernel. Enum arguments are kernel_table indices.
 int64_t select_for(int64_t arch, int64_t a, int64_t b, int64_t out, int64_t scale, int64_t accum, int64_t m, int64_t n,
@@ -659,11 +701,13 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_device_arch(int device) -> int");
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
   m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k) -> int");
+  m.def("_quantize_fp8_rows_(Tensor x, Tensor(a!) q, Tensor(b!) scale, int group) -> ()");
 }
 
 STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CUDA, m) {
   m.impl("gemm", TORCH_BOX(&cutlass_gemm::gemm));
   m.impl("scaled_mm", TORCH_BOX(&cutlass_gemm::scaled_mm));
+  m.impl("_quantize_fp8_rows_", TORCH_BOX(&cutlass_gemm::quantize_fp8_rows));
 }
 
 STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CompositeExplicitAutograd, m) {

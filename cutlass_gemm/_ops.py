@@ -90,6 +90,11 @@ def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, residual=None, *, activat
 torch.library.register_kernel("cutlass_gemm::scaled_mm", "cpu", scaled_mm_cpu)
 
 
+@torch.library.register_fake("cutlass_gemm::_quantize_fp8_rows_")
+def _quantize_fp8_rows_fake(x, q, scale, group):
+    return None  # writes q and scale in place (quantize_fp8's CUDA kernel)
+
+
 def gemm(
     a: torch.Tensor,
     b: torch.Tensor,

@@ -19,7 +19,10 @@ makes its group's scale and values non-finite, and scaled_mm then propagates the
 carry no autograd history (quantization is not differentiable).
 
 Speed (activations are quantized on every Fp8Linear call; `python bench/quant_cost.py` measures
-it against the GEMM): the eager path reads x twice and writes the FP8 values once -- one inf-norm
+it against the GEMM): on CUDA, per-token and 1x128 quantization of a 16/32-bit tensor with unit
+column stride runs one kernel of this library (torch.ops.cutlass_gemm._quantize_fp8_rows_: one
+read of x, one write of q; bit-identical to the eager CUDA formulation below;
+CUTLASS_GEMM_QUANT_KERNEL=0 turns it off). Otherwise: the eager path reads x twice and writes the FP8 values once -- one inf-norm
 reduction (NaN-propagating, in x's dtype: exact), a handful of tiny kernels on the scales, and
 one division that computes in float32 and stores FP8 directly (`torch.div(..., out=fp8)`) -- where
 a naive float32 formulation makes ~7 full passes. With CUTLASS_GEMM_QUANT_COMPILE=1 (opt-in: on
@@ -149,6 +152,26 @@ def _compiled(granularity: str):
     return fn
 
 
+def _use_kernel(x: torch.Tensor, granularity: str) -> bool:
+    """The CUDA kernel (torch.ops.cutlass_gemm._quantize_fp8_rows_) serves per-token and 1x128
+    quantization of 16/32-bit CUDA tensors with unit column stride, outside torch.compile tracing
+    (there the eager formulation is traced and fused). CUTLASS_GEMM_QUANT_KERNEL=0 turns it off."""
+    return (granularity in _FAST and x.is_cuda and x.dtype in (torch.bfloat16, torch.float16, torch.float32)
+            and x.stride(-1) == 1 and x.numel() > 0 and not torch.compiler.is_compiling()
+            and os.environ.get("CUTLASS_GEMM_QUANT_KERNEL", "1") != "0")
+
+
+def _quantize_kernel(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
+    r, c = x.shape
+    q = torch.empty((r, c), dtype=dtype, device=x.device)
+    if granularity == "row":
+        scale = torch.empty((r, 1), dtype=torch.float32, device=x.device)
+    else:  # MN-major [R, ceil(C/128)], as the eager path returns it
+        scale = torch.empty((-(-c // 128), r), dtype=torch.float32, device=x.device).t()
+    torch.ops.cutlass_gemm._quantize_fp8_rows_(x, q, scale, 0 if granularity == "row" else 128)
+    return q, scale
+
+
 def _quantize_fast(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
     global _COMPILE_FAILED
     try:
@@ -170,6 +193,8 @@ def quantize_fp8(x: torch.Tensor, granularity: str = "row", dtype: torch.dtype =
     if x.dim() != 2 or not x.is_floating_point():
         raise ValueError(f"cutlass_gemm.quantize_fp8: expected a 2-D floating-point x, got {tuple(x.shape)} {x.dtype}")
     x = x.detach()  # not differentiable: the outputs carry no autograd history
+    if _use_kernel(x, granularity):
+        return _quantize_kernel(x, granularity, dtype)
     if _use_compiled(x, granularity):
         return _quantize_fast(x, granularity, dtype)
     return _quantize(x, granularity, dtype)
