@@ -136,14 +136,23 @@ def test_compile_fullgraph_cpu_dynamic_m():
     assert counters["stats"]["unique_graphs"] <= 1
 
 
+def _first_default(m, n, k, family):
+    """The shipped rule explain() must pick: the first default rule of the family holding (m, n, k)."""
+    return next(r.kernel for r in configs.DEFAULT_RULES if r.spec.family == family and r.holds(m, n, k))
+
+
 def test_configs_explain_and_rules():
     configs.clear_rules()
+    bf16 = (90, "bf16", "bf16", "bf16", "none", "f32")
     d = configs.explain(16, 4096, 4096, torch.bfloat16, arch=90)
-    assert d.kernel == "sm90_bf16_t64x128x64_c1x1_pingpong" and "default" in d.reason
-    configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", m=(1, 32))
+    assert d.kernel == _first_default(16, 4096, 4096, bf16) and "default" in d.reason
+    at48 = configs.explain(48, 4096, 4096, torch.bfloat16, arch=90).kernel
+    forced = next(k.name for k in kt.KERNELS if k.family == bf16 and k.name not in (d.kernel, at48))
+    configs.add_rule(forced, m=(1, 32))  # a user rule beats the defaults inside its range only
     try:
-        assert configs.explain(16, 4096, 4096, torch.bfloat16, arch=90).kernel == "sm90_bf16_t128x128x64_c1x1_coop"
-        assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90).kernel == "sm90_bf16_t64x128x64_c1x1_pingpong"
+        assert configs.explain(16, 4096, 4096, torch.bfloat16, arch=90).kernel == forced
+        assert "user" in configs.explain(16, 4096, 4096, torch.bfloat16, arch=90).reason
+        assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90).kernel == at48
     finally:
         configs.clear_rules()
     # A family with one kernel and no rule falls back to it.

@@ -106,9 +106,11 @@ def test_explain_fp8():
     from cutlass_gemm import configs
 
     e4 = torch.float8_e4m3fn
-    assert configs.explain(64, 7168, 2048, e4, arch=90).kernel == "sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong"
-    assert configs.explain(4096, 7168, 2048, e4, arch=90, accumulate="fast").kernel == \
-        "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop"
+    for accum, acc in (("promoted", "accurate"), ("fast", "fast")):  # each mode reads its own family's rules
+        family = (90, "e4m3", "e4m3", "bf16", "tensor_row_col", accum)
+        for m in (1, 64, 4096):
+            want = next(r.kernel for r in configs.DEFAULT_RULES if r.spec.family == family and r.holds(m, 7168, 2048))
+            assert configs.explain(m, 7168, 2048, e4, arch=90, accumulate=acc).kernel == want
     assert configs.explain(4096, 7168, 2048, e4, arch=90, scale="blockwise", accumulate="fast").kernel == \
         "sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop"
     d = configs.explain(16, 64, 64, e4, arch=90, b_dtype=torch.float8_e5m2)

@@ -152,7 +152,8 @@ def test_cuda_kernel_matches_eager_bitwise(granularity, out, in_dtype, shape):
     assert qz._use_kernel(x, granularity)
     q, s = qz._quantize_kernel(x, granularity, out)
     qe, se = qz._quantize(x, granularity, out)
-    assert q.shape == qe.shape and s.shape == se.shape and s.stride() == se.stride()
+    assert q.shape == qe.shape and s.shape == se.shape
+    assert [st for st, n in zip(s.stride(), s.shape) if n > 1] == [st for st, n in zip(se.stride(), se.shape) if n > 1]
     assert _same(q, qe), (q.view(torch.uint8) != qe.view(torch.uint8)).sum()
     assert torch.equal(s.isnan(), se.isnan()) and torch.equal(s.nan_to_num(), se.nan_to_num())
     q2, s2 = cutlass_gemm.quantize_fp8(x, granularity, out)  # the public entry takes the kernel

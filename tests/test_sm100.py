@@ -6,9 +6,11 @@ The correctness suites (tests/test_gpu_*.py) run every compiled kernel of the GP
 so on an SM100 GPU they exercise these kernels on hardware.
 """
 
+import glob
 import os
 import shutil
 import subprocess
+import sys
 import warnings
 
 import pytest
@@ -31,23 +33,6 @@ SM90 = [k for k in kt.KERNELS if k.arch == 90]
 SM100 = [k for k in kt.KERNELS if k.arch == 100]
 MASK = dict(zip(configs.kernels(), configs._compiled_mask()))
 
-# The SM90 defaults as they were before SM100 existed: selection on an H200 must not move.
-SM90_DEFAULT_RULES = [
-    ("sm90_bf16_t64x128x64_c1x1_pingpong", (1, 128)),
-    ("sm90_bf16_t128x128x64_c1x1_coop", (129, 1024)),
-    ("sm90_bf16_t128x256x64_c2x1_coop", (1025, configs.INF)),
-    ("sm90_f16_t64x128x64_c1x1_pingpong", (1, 128)),
-    ("sm90_f16_t128x128x64_c1x1_coop", (129, 1024)),
-    ("sm90_f16_t128x256x64_c2x1_coop", (1025, configs.INF)),
-    ("sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong", (1, 128)),
-    ("sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong", (129, 1024)),
-    ("sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", (1025, configs.INF)),
-    ("sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong", (1, 128)),
-    ("sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", (129, 1024)),
-    ("sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop", (1025, configs.INF)),
-    ("sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong", (1, 128)),
-    ("sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop", (129, configs.INF)),
-]
 # The SM90 kernel ids before SM100 existed (ids are positions in the table; C++ uses them). Later
 # SM90 kernels are appended after these, so these never move.
 SM90_IDS = [
@@ -263,18 +248,21 @@ def test_selection_stays_on_its_arch(arch, fam):
             assert _cpp_select(arch, fam, m, n, k) == kt.KERNEL_IDS[d.kernel], f"C++ and explain differ at M={m}"
 
 
-def test_sm90_default_rules_unchanged():
-    got = [(r.kernel, r.m) for r in configs.DEFAULT_RULES if r.spec.arch == 90]
-    assert got == SM90_DEFAULT_RULES
-    for r in configs.DEFAULT_RULES[: len(SM90_DEFAULT_RULES)]:
-        assert r.spec.arch == 90 and r.n == (1, configs.INF) and r.k == (0, configs.INF)
+def test_shipped_sm90_rules_are_what_the_committed_sweeps_give():
+    """SM90 selection moves only with the H200 measurements it is derived from (bench/results/sweeps)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sweeps = sorted(glob.glob(os.path.join(root, "bench", "results", "sweeps", "sweep_*.json")))
+    assert sweeps, "bench/results/sweeps/sweep_*.json: the measurements the SM90 rules come from"
+    tool = os.path.join(root, "tools", "derive_rules.py")
+    r = subprocess.run([sys.executable, tool, *sweeps, "--out", configs.DEFAULT_RULES_FILE, "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
 
 
-def test_sm100_defaults_are_sm100_kernels():
-    sm100_rules = [r for r in configs.DEFAULT_RULES if r.spec.arch == 100]
-    assert sm100_rules
-    assert configs.DEFAULT_RULES[: len(SM90_DEFAULT_RULES)] == tuple(
-        r for r in configs.DEFAULT_RULES if r.spec.arch == 90)
+def test_both_archs_have_default_rules():
+    for arch in (90, 100):
+        rules = [r for r in configs.DEFAULT_RULES if r.spec.arch == arch]
+        assert rules and {r.spec.family[1:] for r in rules} >= {("bf16", "bf16", "bf16", "none", "f32")}
 
 
 def test_sm100_explain_ladder():
