@@ -183,3 +183,18 @@ def test_configs_reject_bad_rules():
 def test_flatten_layout():
     t = configs.flatten(configs.rules())
     assert t.dtype == torch.int64 and t.shape == (len(configs.rules()), len(configs.RULE_FIELDS))
+
+
+def test_autograd_layer_only_when_a_gradient_can_flow():
+    """gemm() skips the Python autograd kernel when no gradient can flow (host time), and only then."""
+    a = torch.randn(4, 16, dtype=torch.bfloat16, requires_grad=True)
+    b = torch.randn(8, 16, dtype=torch.bfloat16)
+    y = cutlass_gemm.gemm(a, b)
+    assert y.requires_grad and y.grad_fn is not None
+    y.float().sum().backward()
+    torch.testing.assert_close(a.grad, b.sum(0).expand(4, 16).to(a.grad.dtype), rtol=2e-2, atol=2e-2)
+    with torch.no_grad():
+        assert not cutlass_gemm.gemm(a, b).requires_grad
+    plain = cutlass_gemm.gemm(a.detach(), b, activation="gelu", alpha=0.5)
+    assert not plain.requires_grad
+    torch.testing.assert_close(plain, cutlass_gemm.gemm(a, b, activation="gelu", alpha=0.5).detach())

@@ -140,13 +140,16 @@ def test_cuda_graph_capture():
 @pytest.mark.parametrize("granularity", ["row", "1x128"])
 @pytest.mark.parametrize("out", FP8)
 @pytest.mark.parametrize("in_dtype", [torch.bfloat16, torch.float16, torch.float32])
-@pytest.mark.parametrize("shape", [(1, 1), (3, 127), (77, 1000), (513, 4096), (2, 8192 + 64)])
-def test_cuda_kernel_matches_eager_bitwise(granularity, out, in_dtype, shape):
+@pytest.mark.parametrize("shape", [(1, 1), (3, 127), (77, 1000), (513, 4096), (2, 8192 + 64), (3, 40000)])
+@pytest.mark.parametrize("offset", [0, 3], ids=["aligned", "offset"])
+def test_cuda_kernel_matches_eager_bitwise(granularity, out, in_dtype, shape, offset):
     """torch.ops.cutlass_gemm._quantize_fp8_rows_ (what quantize_fp8 runs on CUDA) equals the eager
-    CUDA formulation bit for bit: zero and NaN rows, partial 128-groups, a row stride > cols."""
+    CUDA formulation bit for bit: zero and NaN rows, partial 128-groups, a row stride > cols; 16-byte
+    aligned rows take the vectorized kernel (a whole row in registers up to 32768 2-byte columns:
+    40000 takes the scalar one), offset rows the scalar one."""
     r, c = shape
     wide = _input(r, c + 40, torch.float32, "cuda").to(in_dtype)
-    x = wide[:, 3:3 + c]  # unit column stride, row stride c + 40, offset base
+    x = wide[:, offset:offset + c]  # unit column stride, row stride c + 40
     if r > 2:
         x[1, c // 2] = float("nan")
     assert qz._use_kernel(x, granularity)

@@ -5,6 +5,7 @@
 // schedules, CTAs per MMA and blockwise scale config.
 #pragma once
 
+#include <atomic>
 #include <cute/tensor.hpp>
 #include <cutlass/cutlass.h>
 #include <cutlass/epilogue/collective/collective_builder.hpp>
@@ -150,13 +151,28 @@ struct AdapterFns {
     return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
   }
 
+  // Adapter::initialize() without its per-call cudaFuncSetAttribute (a driver call on every launch):
+  // the shared-memory opt-in is set once per device (an idempotent call, so a race only repeats it).
   static int run(const GemmParams& p, void* workspace, cudaStream_t stream) {
-    Adapter op;
+    using Kernel = typename Adapter::GemmKernel;
     auto args = Derived::make_args(p);
-    // The stream goes to initialize() too: any workspace memset must be stream-ordered.
-    auto st = op.initialize(args, workspace, stream);
+    // The stream goes to the workspace init too: any workspace memset must be stream-ordered.
+    auto st = Kernel::initialize_workspace(args, workspace, stream);
     if (st != cutlass::Status::kSuccess) return kCutlassStatusBase + int(st);
-    st = op.run(stream);
+    typename Kernel::Params params = Kernel::to_underlying_arguments(args, workspace);
+    constexpr int kMaxDevices = 64;
+    static std::atomic<bool> smem_set[kMaxDevices] = {};
+    if (p.device < 0 || p.device >= kMaxDevices || !smem_set[p.device].load(std::memory_order_relaxed)) {
+      constexpr int smem = Kernel::SharedStorageSize;
+      if (smem >= (48 << 10) &&
+          cudaFuncSetAttribute(cutlass::device_kernel<Kernel>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) !=
+              cudaSuccess) {
+        cudaGetLastError();  // clear the sticky-free error so later calls see their own status
+        return kCutlassStatusBase + int(cutlass::Status::kErrorInternal);
+      }
+      if (p.device >= 0 && p.device < kMaxDevices) smem_set[p.device].store(true, std::memory_order_relaxed);
+    }
+    st = Adapter::run(params, stream);
     return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
   }
 

@@ -8,6 +8,8 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
+#include <cstdint>
+
 #include "../quantize_api.h"
 
 namespace cutlass_gemm {
@@ -91,6 +93,143 @@ __global__ void __launch_bounds__(kThreads) quantize_rows(const TIn* __restrict_
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Vectorized path (16-byte loads of x, 8- or 4-byte stores of q): taken when x's rows are 16-byte
+// aligned and cols is a multiple of the vector. A whole-row group is held in registers between its
+// amax and its division (one read of x); 1x128 groups are read by 16 (2-byte x) or 32 (f32) lanes.
+
+template <class TIn>
+struct Vec16 {
+  static constexpr int kN = 16 / sizeof(TIn);
+};
+
+__device__ __forceinline__ void unpack(const uint4& u, const __nv_bfloat16*, float* f) {
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&u);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    float2 t = __bfloat1622float2(h[i]);
+    f[2 * i] = t.x;
+    f[2 * i + 1] = t.y;
+  }
+}
+__device__ __forceinline__ void unpack(const uint4& u, const __half*, float* f) {
+  const __half2* h = reinterpret_cast<const __half2*>(&u);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    float2 t = __half22float2(h[i]);
+    f[2 * i] = t.x;
+    f[2 * i + 1] = t.y;
+  }
+}
+__device__ __forceinline__ void unpack(const uint4& u, const float*, float* f) {
+  f[0] = __uint_as_float(u.x);
+  f[1] = __uint_as_float(u.y);
+  f[2] = __uint_as_float(u.z);
+  f[3] = __uint_as_float(u.w);
+}
+
+// kN values / s into kN fp8 bytes at dst. For a finite s derived from the group's own amax every
+// |v / s| is at most max(out) plus an ulp, which the hardware's satfinite RNE conversion and the
+// no-saturation RNE conversion map to the same byte; a NaN group takes the exact NOSAT path.
+template <int kN, __nv_fp8_interpretation_t kInterp>
+__device__ __forceinline__ void store_q(const float* v, float s, __nv_fp8_storage_t* dst) {
+  uint32_t w[kN / 4];
+  if (s != s) {
+#pragma unroll
+    for (int i = 0; i < kN / 4; ++i) {
+      w[i] = 0;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) w[i] |= uint32_t(to_fp8<kInterp>(__fdiv_rn(v[4 * i + j], s))) << (8 * j);
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kN / 4; ++i) {
+      const uint32_t lo = __nv_cvt_float2_to_fp8x2(make_float2(__fdiv_rn(v[4 * i], s), __fdiv_rn(v[4 * i + 1], s)),
+                                                   __NV_SATFINITE, kInterp);
+      const uint32_t hi = __nv_cvt_float2_to_fp8x2(
+          make_float2(__fdiv_rn(v[4 * i + 2], s), __fdiv_rn(v[4 * i + 3], s)), __NV_SATFINITE, kInterp);
+      w[i] = lo | (hi << 16);
+    }
+  }
+  if constexpr (kN == 8)
+    *reinterpret_cast<uint2*>(dst) = make_uint2(w[0], w[1]);
+  else
+    *reinterpret_cast<uint32_t*>(dst) = w[0];
+}
+
+constexpr int kRowRegs = 16;  // 16-byte vectors a thread holds: whole-row groups up to 256*16*16 bytes
+
+template <class TIn, __nv_fp8_interpretation_t kInterp>
+__global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restrict__ x, int64_t cols, int64_t ldx,
+                                                              __nv_fp8_storage_t* __restrict__ q,
+                                                              float* __restrict__ scale, int64_t scale_rs,
+                                                              int64_t scale_gs, int group, float inv_fmax) {
+  constexpr int kN = Vec16<TIn>::kN;
+  const int64_t r = blockIdx.x;
+  const uint4* xr = reinterpret_cast<const uint4*>(x + r * ldx);
+  __nv_fp8_storage_t* qr = q + r * cols;
+  const int64_t nvec = cols / kN;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  float v[kN];
+  if (group == 0) {
+    __shared__ float partial[kThreads / 32];
+    __shared__ float row_scale;
+    uint4 cache[kRowRegs];
+    float m = 0.0f;
+#pragma unroll
+    for (int i = 0; i < kRowRegs; ++i) {
+      const int64_t j = threadIdx.x + int64_t(i) * kThreads;
+      if (j < nvec) {
+        cache[i] = __ldg(xr + j);
+        unpack(cache[i], x, v);
+#pragma unroll
+        for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
+      }
+    }
+    m = warp_max(m);
+    if (lane == 0) partial[warp] = m;
+    __syncthreads();
+    if (warp == 0) {
+      float t = lane < kThreads / 32 ? partial[lane] : 0.0f;
+      t = warp_max(t);
+      if (lane == 0) {
+        row_scale = scale_of(t, inv_fmax);
+        scale[r * scale_rs] = row_scale;
+      }
+    }
+    __syncthreads();
+    const float s = row_scale;
+#pragma unroll
+    for (int i = 0; i < kRowRegs; ++i) {
+      const int64_t j = threadIdx.x + int64_t(i) * kThreads;
+      if (j < nvec) {
+        unpack(cache[i], x, v);
+        store_q<kN, kInterp>(v, s, qr + j * kN);
+      }
+    }
+    return;
+  }
+  // 1x128: kLanes lanes per group (each one vector), 32 / kLanes groups per warp step.
+  constexpr int kLanes = 128 / kN, kPerWarp = 32 / kLanes;
+  const int sub = lane / kLanes, gl = lane % kLanes;
+  const int64_t groups = (cols + 127) / 128;
+  for (int64_t base = int64_t(warp) * kPerWarp; base < groups; base += int64_t(kThreads / 32) * kPerWarp) {
+    const int64_t g = base + sub, j = g * kLanes + gl;
+    const bool in = g < groups && j < nvec;  // a partial last group reads zeros past cols
+    float m = 0.0f;
+    if (in) {
+      unpack(__ldg(xr + j), x, v);
+#pragma unroll
+      for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
+    }
+#pragma unroll
+    for (int o = kLanes / 2; o > 0; o >>= 1) m = nan_max(m, __shfl_xor_sync(0xffffffff, m, o));
+    const float s = scale_of(m, inv_fmax);
+    if (g < groups && gl == 0) scale[r * scale_rs + g * scale_gs] = s;
+    if (in) store_q<kN, kInterp>(v, s, qr + j * kN);
+  }
+}
+
 template <class TIn>
 int launch(const QuantizeParams& p, cudaStream_t stream) {
   const bool e4m3 = p.out == DType::kE4m3;
@@ -98,10 +237,21 @@ int launch(const QuantizeParams& p, cudaStream_t stream) {
   auto* x = static_cast<const TIn*>(p.x);
   auto* q = static_cast<__nv_fp8_storage_t*>(p.q);
   dim3 grid(static_cast<unsigned>(p.rows));
-  if (e4m3)
-    quantize_rows<TIn, __NV_E4M3><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax);
+  constexpr int kN = Vec16<TIn>::kN;
+  const bool vec = reinterpret_cast<uintptr_t>(x) % 16 == 0 && p.ldx % kN == 0 && p.cols % kN == 0 &&
+                   reinterpret_cast<uintptr_t>(q) % kN == 0 &&
+                   (p.group == 128 || p.cols <= int64_t(kRowRegs) * kThreads * kN);
+#define CUTLASS_GEMM_QUANT_LAUNCH(KERNEL, INTERP) \
+  KERNEL<TIn, INTERP><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax)
+  if (vec && e4m3)
+    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, __NV_E4M3);
+  else if (vec)
+    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, __NV_E5M2);
+  else if (e4m3)
+    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows, __NV_E4M3);
   else
-    quantize_rows<TIn, __NV_E5M2><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax);
+    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows, __NV_E5M2);
+#undef CUTLASS_GEMM_QUANT_LAUNCH
   return static_cast<int>(cudaGetLastError());
 }
 
