@@ -433,3 +433,21 @@ def test_entry_points(tmp_path):
         assert p.returncode == 0 and "usage" in p.stdout, p.stderr
     for name in ("demo", "fallback_cost", "sweep"):  # package mode: relative imports
         assert importlib.import_module(f"bench.{name}").graph_time_ms is runner.graph_time_ms
+
+
+def test_readme_results_table_is_generated_from_bench_results():
+    """The README's H200 table is bench.summary's output for the committed bench/results."""
+    from bench import summary
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    assert summary.main(["--readme", os.path.join(root, "README.md"), "--check"]) == 0
+    table = summary.table(os.path.join(root, "bench", "results"))
+    assert "| llama3_70b (28) | bf16 gemm | cuBLAS mm |" in table  # every suite JSON contributes its rows
+
+
+def test_summary_rejects_a_readme_without_the_markers(tmp_path):
+    from bench import summary
+
+    p = tmp_path / "README.md"
+    p.write_text("# no markers\n")
+    assert summary.main(["--readme", str(p), "--check"]) == 2

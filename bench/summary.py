@@ -1,0 +1,92 @@
+"""The README's H200 results table, generated from bench/results/*.json (one row per suite,
+configuration and competitor: geomean of our speedup, worst shape, the commit that measured it).
+
+    python -m bench.summary                 # print the table
+    python -m bench.summary --readme README.md           # rewrite the block between the markers
+    python -m bench.summary --readme README.md --check   # exit 1 if that block is stale
+
+No torch import: it reads the JSON the harness wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+from typing import List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BEGIN, END = "<!-- results:begin (python -m bench.summary --readme README.md) -->", "<!-- results:end -->"
+SUITE_ORDER = {"square": 0, "llama3_70b": 1, "deepseek_v3": 2, "odd": 3}
+
+
+def _what(cfg: dict) -> str:
+    if cfg.get("op") == "gemm":
+        epi = {"none": "", "bias_gelu_residual": " bias+GELU+residual"}.get(cfg["epilogue"], " " + cfg["epilogue"])
+        return f"{cfg.get('dtype', 'bf16')} gemm{epi}"
+    scale = cfg.get("scale", "")
+    epi = "" if cfg.get("epilogue") in (None, "none") else " + " + cfg["epilogue"].replace("_", "+").replace("gelu", "GELU")
+    return f"FP8 {scale}{epi}, {cfg.get('accumulate', 'accurate')}"
+
+
+def rows(results_dir: str) -> List[tuple]:
+    out = []
+    for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError):
+            continue
+        if not isinstance(doc, dict) or "summary" not in doc or "config" not in doc or doc["config"].get("quick"):
+            continue
+        commit = str(doc.get("environment", {}).get("git_commit", ""))[:7]
+        for comp, s in doc["summary"].items():
+            if not s.get("n"):
+                continue
+            key = (SUITE_ORDER.get(doc["suite"], 9), doc["suite"], doc["config"].get("op") != "gemm", _what(doc["config"]), comp)
+            n = f"{s['n']}" + (f", {s['missing']} missing" if s.get("missing") else "")
+            worst = f"{s['min']:.2f}x at {s['min_shape']}"
+            out.append(key + (n, f"{s['geomean']:.2f}x", worst, commit, os.path.basename(path)))
+    return sorted(out)
+
+
+def table(results_dir: str) -> str:
+    lines = ["| suite (shapes) | op | competitor | geomean | worst shape | commit |", "|---|---|---|---|---|---|"]
+    for _, suite, _, what, comp, n, geo, worst, commit, _ in rows(results_dir):
+        lines.append(f"| {suite} ({n}) | {what} | {comp} | {geo} | {worst} | {commit} |")
+    return "\n".join(lines)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
+    ap.add_argument("--readme", help="rewrite the block between the results markers of this file")
+    ap.add_argument("--check", action="store_true", help="with --readme: exit 1 if the block differs")
+    args = ap.parse_args(argv)
+    t = table(args.results)
+    if not args.readme:
+        print(t)
+        return 0
+    with open(args.readme) as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        print(f"bench.summary: {args.readme} has no '{BEGIN}' ... '{END}' block", file=sys.stderr)
+        return 2
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    new = f"{head}{BEGIN}\n{t}\n{END}{tail}"
+    if args.check:
+        if new != text:
+            print(f"bench.summary: the results table in {args.readme} is stale; run python -m bench.summary "
+                  f"--readme {args.readme}", file=sys.stderr)
+            return 1
+        return 0
+    with open(args.readme, "w") as f:
+        f.write(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
