@@ -196,32 +196,52 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
   return id;
 }
 
-// Measurement knob (bench/fp8_promotion.py): CUTLASS_GEMM_FP8_PROMOTION_INTERVAL overrides the promoted FP8
-// mainloop's MMAs (k-blocks of 32) per FP32 promotion; default 4 = every 128 K. Read once per process.
-// Returns 0 when unset, else the value; -1 when it is not a positive multiple of 4 (a promotion
-// must fall on a 128-wide k-tile boundary).
-int fp8_promotion_interval() {
-  static const int v = [] {
-    const char* e = std::getenv("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL");
-    if (e == nullptr || *e == '\0') return 0;
-    char* end = nullptr;
-    long x = std::strtol(e, &end, 10);
-    return (*end == '\0' && x > 0 && x % 4 == 0 && x <= 4096) ? int(x) : -1;
-  }();
-  return v;
+// Measurement knobs, read once per process from the environment: 0 when unset, the value when
+// `ok` accepts it, else -1 (launch() raises, naming what was expected).
+//   CUTLASS_GEMM_FP8_PROMOTION_INTERVAL (bench/fp8_promotion.py): the promoted FP8 mainloop's MMAs
+//     (k-blocks of 32) per FP32 promotion; default 4 = every 128 K; a positive multiple of 4 (a
+//     promotion must fall on a 128-wide k-tile boundary).
+//   CUTLASS_GEMM_SWIZZLE / CUTLASS_GEMM_RASTER (bench/scheduler_knobs.py): the persistent tile
+//     scheduler's max swizzle (1, 2, 4, 8) and raster order (1 = along M, 2 = along N); default
+//     CUTLASS's (swizzle 1, heuristic raster).
+template <class Ok>
+int env_knob(const char* name, Ok ok) {
+  const char* e = std::getenv(name);
+  if (e == nullptr || *e == '\0') return 0;
+  char* end = nullptr;
+  long x = std::strtol(e, &end, 10);
+  return (*end == '\0' && ok(x)) ? int(x) : -1;
+}
+
+struct Knobs {
+  int promotion, swizzle, raster;
+};
+
+const Knobs& knobs() {
+  static const Knobs k{env_knob("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL", [](long x) { return x > 0 && x % 4 == 0 && x <= 4096; }),
+                       env_knob("CUTLASS_GEMM_SWIZZLE", [](long x) { return x == 1 || x == 2 || x == 4 || x == 8; }),
+                       env_knob("CUTLASS_GEMM_RASTER", [](long x) { return x == 1 || x == 2; })};
+  return k;
+}
+
+void check_knob(const char* op, int v, const char* name, const char* expected) {
+  if (v < 0) fail(op, std::string("expected ") + name + " " + expected + ", got '" + std::getenv(name) + "'");
 }
 
 void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   const KernelInfo& ki = kKernels[id];
   p.device = like.get_device_index();
   p.sm_count = device_info(p.device).sm_count;
+  const Knobs& kn = knobs();
   if (ki.scale == ScaleMode::kTensorRowCol && ki.accum == Accum::kPromoted) {
-    p.fp8_promotion_interval = fp8_promotion_interval();
-    if (p.fp8_promotion_interval < 0)
-      fail(op, std::string("expected CUTLASS_GEMM_FP8_PROMOTION_INTERVAL a positive multiple of 4 up to 4096 (MMAs "
-                           "of K = 32 per FP32 promotion; 4 = every 128 K, the default), got '") +
-                   std::getenv("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL") + "'");
+    check_knob(op, kn.promotion, "CUTLASS_GEMM_FP8_PROMOTION_INTERVAL",
+               "a positive multiple of 4 up to 4096 (MMAs of K = 32 per FP32 promotion; 4 = every 128 K, the default)");
+    p.fp8_promotion_interval = kn.promotion;
   }
+  check_knob(op, kn.swizzle, "CUTLASS_GEMM_SWIZZLE", "1, 2, 4 or 8 (the tile scheduler's max swizzle)");
+  check_knob(op, kn.raster, "CUTLASS_GEMM_RASTER", "1 (along M) or 2 (along N)");
+  p.swizzle = kn.swizzle;
+  p.raster = kn.raster;
   int st = ki.fns->can_implement(p);
   if (st != kOk) fail(op, std::string("kernel ") + ki.name + " cannot run this problem: " + status_string(st));
   size_t ws_bytes = ki.fns->workspace_size(p);

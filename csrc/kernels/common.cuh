@@ -287,6 +287,8 @@ typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments gemm_arg
   }
   args.hw_info.device_id = p.device;
   args.hw_info.sm_count = p.sm_count;
+  if (p.swizzle > 0) args.scheduler.max_swizzle_size = p.swizzle;
+  if (p.raster > 0) args.scheduler.raster_order = decltype(args.scheduler.raster_order)(p.raster);
   return args;
 }
 
