@@ -203,3 +203,42 @@ def test_worst_errors_report(capsys):
     with capsys.disabled():
         for key, (v, what) in sorted(WORST.items()):
             print(f"\nworst {key}: {v:.3e} ({what})")
+
+
+_KNOB_CHILD = """
+import torch, cutlass_gemm
+a = torch.randn(1000, 2048, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(3000, 2048, device="cuda", dtype=torch.bfloat16)
+ref = a.double() @ b.double().t()
+for cfg in cutlass_gemm.configs.compiled_kernels():
+    if cfg.startswith("sm%d_bf16_t" % cutlass_gemm.configs.current_arch()):
+        out = cutlass_gemm.gemm(a, b, config=cfg).double()
+        err = ((out - ref).norm() / ref.norm()).item()
+        assert err < 1e-2, (cfg, err)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("env", [dict(CUTLASS_GEMM_SWIZZLE="4", CUTLASS_GEMM_RASTER="2"),
+                                 dict(CUTLASS_GEMM_SWIZZLE="8", CUTLASS_GEMM_RASTER="1")])
+def test_scheduler_knobs_keep_results(env):
+    """Every bf16 kernel stays correct under non-default swizzle / raster (bench/scheduler_knobs.py)."""
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _KNOB_CHILD], env={**os.environ, **env}, capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
+
+
+def test_bad_scheduler_knob_is_a_clear_error():
+    import os
+    import subprocess
+    import sys
+
+    code = ("import torch, cutlass_gemm\n"
+            "a = torch.randn(64, 64, device='cuda', dtype=torch.bfloat16)\n"
+            "cutlass_gemm.gemm(a, a)\n")
+    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "CUTLASS_GEMM_SWIZZLE": "3"},
+                       capture_output=True, text=True)
+    assert r.returncode != 0 and "expected CUTLASS_GEMM_SWIZZLE 1, 2, 4 or 8" in r.stderr, r.stderr[-2000:]
