@@ -38,6 +38,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import torch
 
 from . import configs
+from .ladder import ladder
 from . import kernel_table as kt
 
 CACHE_VERSION = 1
@@ -133,14 +134,12 @@ def configs_call_scaled(a8, b8, sa, sb, cfg):
 
 
 def rules_from_winners(winners: Dict[Tuple[int, int], Dict[int, str]]) -> List[configs.Rule]:
-    """Per (N, K): M ranges split at midpoints between tuned M values, each to its winner."""
+    """Per (N, K): the M ladder of the winners (cutlass_gemm.ladder: split at geometric midpoints
+    between tuned Ms, equal neighbours merged), as tools/derive_rules.py builds the shipped rules."""
     rules = []
     for (n, k), by_m in winners.items():
-        ms = sorted(by_m)
-        for i, m in enumerate(ms):
-            lo = 1 if i == 0 else (ms[i - 1] + m) // 2 + 1
-            hi = configs.INF if i == len(ms) - 1 else (m + ms[i + 1]) // 2
-            rules.append(configs.Rule(by_m[m], m=(lo, hi), n=(n, n), k=(k, k)))
+        for name, (lo, hi) in ladder(by_m):
+            rules.append(configs.Rule(name, m=(lo, configs.INF if hi is None else hi), n=(n, n), k=(k, k)))
     return rules
 
 

@@ -11,14 +11,16 @@ from cutlass_gemm import configs
 from conftest import GPU_ARCH
 
 
-def test_rules_from_winners_split_at_midpoints():
-    w = {(8192, 8192): {1: "sm90_bf16_t64x128x64_c1x1_pingpong", 128: "sm90_bf16_t128x128x64_c1x1_coop",
-                        4096: "sm90_bf16_t128x256x64_c2x1_coop"}}
+def test_rules_from_winners_split_at_geometric_midpoints():
+    """The same ladder as tools/derive_rules.py (cutlass_gemm.ladder): geometric midpoints, equal
+    neighbours merged."""
+    w = {(8192, 8192): {1: "sm90_bf16_t64x128x64_c1x1_pingpong", 16: "sm90_bf16_t64x128x64_c1x1_pingpong",
+                        128: "sm90_bf16_t128x128x64_c1x1_coop", 4096: "sm90_bf16_t128x256x64_c2x1_coop"}}
     rules = tune.rules_from_winners(w)
     assert [(r.kernel, r.m) for r in rules] == [
-        ("sm90_bf16_t64x128x64_c1x1_pingpong", (1, 64)),
-        ("sm90_bf16_t128x128x64_c1x1_coop", (65, 2112)),
-        ("sm90_bf16_t128x256x64_c2x1_coop", (2113, configs.INF)),
+        ("sm90_bf16_t64x128x64_c1x1_pingpong", (1, 45)),
+        ("sm90_bf16_t128x128x64_c1x1_coop", (46, 724)),
+        ("sm90_bf16_t128x256x64_c2x1_coop", (725, configs.INF)),
     ]
     assert all(r.n == (8192, 8192) and r.k == (8192, 8192) for r in rules)
 

@@ -31,42 +31,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
 
 
-def load_table():
-    spec = importlib.util.spec_from_file_location("_kernel_table", os.path.join(ROOT, "cutlass_gemm", "kernel_table.py"))
+def _load(name: str):
+    """A torch-free module of the package, loaded as a plain file (no cutlass_gemm import)."""
+    spec = importlib.util.spec_from_file_location(f"_{name}", os.path.join(ROOT, "cutlass_gemm", f"{name}.py"))
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod  # dataclasses look their module up while the class is built
     spec.loader.exec_module(mod)
     return mod
 
 
-kt = load_table()
-Range = Tuple[int, Optional[int]]  # inclusive; None = no upper bound
+kt = _load("kernel_table")
+_ladder = _load("ladder")
+Range, m_ranges, ladder = _ladder.Range, _ladder.m_ranges, _ladder.ladder
 
 
 def _geomean(xs: Sequence[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
-
-
-def m_ranges(ms: Sequence[int]) -> List[Range]:
-    """Inclusive M ranges around sorted measured Ms, split at geometric midpoints; 1 .. no bound."""
-    out: List[Range] = []
-    for i, m in enumerate(ms):
-        lo = 1 if i == 0 else out[-1][1] + 1
-        hi = None if i == len(ms) - 1 else max(m, int(math.floor(math.sqrt(m * ms[i + 1]))))
-        out.append((lo, hi))
-    return out
-
-
-def ladder(winners: Dict[int, str]) -> List[Tuple[str, Range]]:
-    """Winner per measured M -> merged (kernel, M range) steps."""
-    ms = sorted(winners)
-    steps: List[Tuple[str, Range]] = []
-    for m, (lo, hi) in zip(ms, m_ranges(ms)):
-        if steps and steps[-1][0] == winners[m]:
-            steps[-1] = (winners[m], (steps[-1][1][0], hi))
-        else:
-            steps.append((winners[m], (lo, hi)))
-    return steps
 
 
 def check_sweep(sw: object, where: str) -> None:
