@@ -45,7 +45,7 @@ def child() -> dict:
                         "kernel": case.kernel(m, n, k)}
             del sets
             torch.cuda.empty_cache()
-    return out
+    return {"meta": {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__}, "rows": out}
 
 
 def main() -> None:
@@ -56,7 +56,7 @@ def main() -> None:
     if args.child:
         print(json.dumps(child()))
         return
-    runs = {}
+    runs, meta = {}, {"commit": os.environ.get("CUTLASS_GEMM_COMMIT", "")}
     for sw, ra in SETTINGS:
         env = dict(os.environ)
         env.pop("CUTLASS_GEMM_SWIZZLE", None)
@@ -70,7 +70,9 @@ def main() -> None:
         if r.returncode != 0:
             print(f"swizzle {sw} raster {ra}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
             continue
-        runs[f"swizzle={sw or 'default'} raster={['heuristic', 'M', 'N'][ra]}"] = json.loads(r.stdout.splitlines()[-1])
+        doc = json.loads(r.stdout.splitlines()[-1])
+        meta.update(doc["meta"])
+        runs[f"swizzle={sw or 'default'} raster={['heuristic', 'M', 'N'][ra]}"] = doc["rows"]
     keys = list(next(iter(runs.values())).keys()) if runs else []
     print("| shape | " + " | ".join(runs) + " |")
     print("|---|" + "---|" * len(runs))
@@ -81,11 +83,7 @@ def main() -> None:
             cells.append("-" if v["ours_us"] is None else f"{v['competitor_us'] / v['ours_us']:.3f}x ({v['ours_us']:.0f} us)")
         print(f"| {key} | " + " | ".join(cells) + " |")
     print("\ncells: our speedup over the competitor timed in the same child (cuBLAS mm / _scaled_mm row), our µs")
-    if args.out:
-        import torch
-
-        meta = {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
-                "commit": os.environ.get("CUTLASS_GEMM_COMMIT", "")}
+    if args.out:  # no torch import here: the children report the GPU and versions
         with open(args.out, "w") as f:
             json.dump({"meta": meta, "runs": runs}, f, indent=1)
 

@@ -5,6 +5,7 @@ import importlib
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 
@@ -392,8 +393,15 @@ def test_environment():
     env = report.environment(["--suite", "odd", "--shapes", "1,2,3"])
     assert env["command"] == "python -m bench --suite odd --shapes 1,2,3"
     assert env["torch"] == torch.__version__ and env["date"]
-    assert env["git_commit"] is None or len(env["git_commit"]) == 40
+    assert env["git_commit"] is None or re.fullmatch(r"[0-9a-f]{7,40}", env["git_commit"])
     assert env["git_dirty"] in (None, True, False)
+
+
+def test_environment_takes_the_commit_a_copied_tree_is_told(monkeypatch):
+    """On a machine that got a copied tree, CUTLASS_GEMM_COMMIT names the commit (short or full)."""
+    monkeypatch.setenv("CUTLASS_GEMM_COMMIT", "93783bb")
+    env = report.environment([])
+    assert env["git_commit"] == "93783bb" and env["git_dirty"] is None
 
 
 def test_run_end_to_end_cpu(tmp_path, monkeypatch, capsys):
@@ -451,3 +459,19 @@ def test_summary_rejects_a_readme_without_the_markers(tmp_path):
     p = tmp_path / "README.md"
     p.write_text("# no markers\n")
     assert summary.main(["--readme", str(p), "--check"]) == 2
+
+
+def test_compare_runs_flags_a_moved_geomean(tmp_path):
+    from bench import compare_runs
+
+    def doc(geo, ratio):
+        return {"summary": {"cuBLAS mm": {"geomean": geo, "min": ratio, "min_shape": "1x2x3", "n": 1}},
+                "rows": [{"m": 1, "n": 2, "k": 3, "competitors": {"cuBLAS mm": {"ratio": ratio}}}]}
+
+    old, same, moved = tmp_path / "old", tmp_path / "same", tmp_path / "moved"
+    for d, (g, r) in ((old, (1.0, 1.0)), (same, (1.03, 1.04)), (moved, (0.9, 0.9))):
+        d.mkdir()
+        (d / "x.json").write_text(json.dumps(doc(g, r)))
+    assert compare_runs.main([str(old), str(same)]) == 0
+    assert compare_runs.main([str(old), str(moved)]) == 1
+    assert compare_runs.main([str(old), str(tmp_path)]) == 2  # nothing in common

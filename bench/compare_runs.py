@@ -1,0 +1,72 @@
+"""Reproducibility of bench results: two result folders of the same suites, ratio by ratio.
+
+    python -m bench.compare_runs OLD_DIR NEW_DIR [--tolerance 0.05]
+
+For every (suite, configuration) JSON in both folders: each competitor's geomean and each shape's
+ratio (our speedup over that competitor), old vs new, as a relative change. Prints the worst
+changes and how many fall within the tolerance; exits 1 if any geomean moved more than it.
+No torch import.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import sys
+from typing import List, Optional
+
+
+def _load(path: str) -> Optional[dict]:
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and "summary" in doc and "rows" in doc else None
+
+
+def compare(old_dir: str, new_dir: str):
+    geo, shapes = [], []
+    for path in sorted(glob.glob(os.path.join(old_dir, "*.json"))):
+        name = os.path.basename(path)
+        a, b = _load(path), _load(os.path.join(new_dir, name))
+        if a is None or b is None:
+            continue
+        for comp, s in a["summary"].items():
+            t = b["summary"].get(comp)
+            if s.get("n") and t and t.get("n"):
+                geo.append((abs(t["geomean"] / s["geomean"] - 1), name, comp, s["geomean"], t["geomean"]))
+        old_rows = {(r["m"], r["n"], r["k"]): r for r in a["rows"]}
+        for r in b["rows"]:
+            o = old_rows.get((r["m"], r["n"], r["k"]))
+            for comp, c in (r.get("competitors") or {}).items():
+                c0 = (o or {}).get("competitors", {}).get(comp, {})
+                if c.get("ratio") and c0.get("ratio"):
+                    shapes.append((abs(c["ratio"] / c0["ratio"] - 1), name, comp, f"{r['m']}x{r['n']}x{r['k']}",
+                                   c0["ratio"], c["ratio"]))
+    return sorted(geo, reverse=True), sorted(shapes, reverse=True)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("old")
+    ap.add_argument("new")
+    ap.add_argument("--tolerance", type=float, default=0.05)
+    args = ap.parse_args(argv)
+    geo, shapes = compare(args.old, args.new)
+    if not geo:
+        print("bench.compare_runs: no result JSON present in both folders", file=sys.stderr)
+        return 2
+    tol = args.tolerance
+    print(f"geomeans: {sum(g[0] <= tol for g in geo)} of {len(geo)} within {tol:.0%} (worst {geo[0][0]:.1%}: "
+          f"{geo[0][1]} vs {geo[0][2]}, {geo[0][3]:.3f}x -> {geo[0][4]:.3f}x)")
+    print(f"per-shape ratios: {sum(s[0] <= tol for s in shapes)} of {len(shapes)} within {tol:.0%}; worst:")
+    for d, name, comp, shape, r0, r1 in shapes[:10]:
+        print(f"  {d:6.1%}  {name}  {shape}  vs {comp}: {r0:.3f}x -> {r1:.3f}x")
+    return 0 if geo[0][0] <= tol else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
