@@ -147,10 +147,12 @@ def scaled_mm(
     [ceil(N/128), ceil(K/128)] blockwise 128x128 (blockwise goes with blockwise, e4m3 only).
     accumulate: "accurate" (FP32 promotion, default) or "fast" (FP8 fast accumulation).
     """
-    return torch.ops.cutlass_gemm.scaled_mm.default(
-        a, b, scale_a, scale_b, bias, residual, activation=activation, beta=float(beta),
-        out_dtype=out_dtype, accumulate=accumulate, config=config or "",
-    )
+    op = torch.ops.cutlass_gemm.scaled_mm.default
+    if activation == "none" and beta == 1.0 and out_dtype in (None, torch.bfloat16) and accumulate == "accurate" \
+            and not config:
+        return op(a, b, scale_a, scale_b, bias, residual)  # the schema's defaults (out_dtype None = bfloat16)
+    return op(a, b, scale_a, scale_b, bias, residual, activation=activation, beta=float(beta), out_dtype=out_dtype,
+              accumulate=accumulate, config=config or "")
 
 
 def _call(op, args, kwargs):
