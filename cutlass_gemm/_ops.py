@@ -158,10 +158,10 @@ def scaled_mm(
 def _call(op, args, kwargs):
     """op(*args, **kwargs), skipping the Python autograd kernel that register_autograd installs when
     no gradient can flow (grad mode off or no input requiring grad): about 6 us of host time per
-    eager call on the H200 host. Traced calls (torch.compile / export) take the plain path."""
-    if torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in args):
-        return op(*args, **kwargs)
-    if torch.compiler.is_compiling():
-        return op(*args, **kwargs)
-    with torch._C._AutoDispatchBelowAutograd():
-        return op(*args, **kwargs)
+    eager call on the H200 host. Only plain tensors take the shortcut; traced calls (torch.compile,
+    export, fx proxies) and tensor subclasses take the op's full dispatch."""
+    if (not torch.compiler.is_compiling() and all(t is None or type(t) is torch.Tensor for t in args)
+            and not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in args))):
+        with torch._C._AutoDispatchBelowAutograd():
+            return op(*args, **kwargs)
+    return op(*args, **kwargs)

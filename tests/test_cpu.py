@@ -198,3 +198,15 @@ def test_autograd_layer_only_when_a_gradient_can_flow():
     plain = cutlass_gemm.gemm(a.detach(), b, activation="gelu", alpha=0.5)
     assert not plain.requires_grad
     torch.testing.assert_close(plain, cutlass_gemm.gemm(a, b, activation="gelu", alpha=0.5).detach())
+
+
+def test_fx_symbolic_trace_records_the_op():
+    """gemm() under torch.fx.symbolic_trace (proxies, not tensors) records the op, no control flow."""
+    class M(torch.nn.Module):
+        def forward(self, x, w):
+            return cutlass_gemm.gemm(x, w, activation="gelu")
+
+    gm = torch.fx.symbolic_trace(M())
+    assert any(n.target is torch.ops.cutlass_gemm.gemm.default for n in gm.graph.nodes)
+    x, w = torch.randn(3, 16, dtype=torch.bfloat16), torch.randn(8, 16, dtype=torch.bfloat16)
+    torch.testing.assert_close(gm(x, w), cutlass_gemm.gemm(x, w, activation="gelu"))
