@@ -161,3 +161,16 @@ def test_cuda_kernel_matches_eager_bitwise(granularity, out, in_dtype, shape, of
     assert torch.equal(s.isnan(), se.isnan()) and torch.equal(s.nan_to_num(), se.nan_to_num())
     q2, s2 = cutlass_gemm.quantize_fp8(x, granularity, out)  # the public entry takes the kernel
     assert _same(q2, q) and torch.equal(s2.nan_to_num(), s.nan_to_num())
+
+
+@pytest.mark.parametrize("x, granularity, dtype, match", [
+    (torch.randn(10), "row", torch.float8_e4m3fn, r"expected a 2-D bfloat16, float16, float32 or float64 x, got \(10,\)"),
+    (torch.randn(2, 3, 4), "row", torch.float8_e4m3fn, r"expected a 2-D .* got \(2, 3, 4\)"),
+    (torch.arange(6).reshape(2, 3), "row", torch.float8_e4m3fn, r"expected a 2-D .* torch.int64"),
+    (torch.zeros(2, 3, dtype=torch.float8_e4m3fn), "row", torch.float8_e4m3fn, r"expected a 2-D .* torch.float8_e4m3fn"),
+    (torch.randn(2, 3), "rows", torch.float8_e4m3fn, r"expected granularity one of .* got 'rows'"),
+    (torch.randn(2, 3), "row", torch.bfloat16, r"expected dtype float8_e4m3fn or float8_e5m2, got torch.bfloat16"),
+], ids=["1d", "3d", "int", "fp8-input", "granularity", "out-dtype"])
+def test_bad_inputs_are_clear_errors(x, granularity, dtype, match):
+    with pytest.raises(ValueError, match=match):
+        cutlass_gemm.quantize_fp8(x, granularity, dtype)
