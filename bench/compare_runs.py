@@ -12,26 +12,22 @@ from __future__ import annotations
 
 import argparse
 import glob
-import json
 import os
 import sys
 from typing import List, Optional
 
-
-def _load(path: str) -> Optional[dict]:
-    try:
-        with open(path) as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) and "summary" in doc and "rows" in doc else None
+if __package__:  # python -m bench.compare_runs
+    from .summary import load_result
+else:  # python bench/compare_runs.py
+    sys.path.append(os.path.dirname(os.path.abspath(__file__)))
+    from summary import load_result
 
 
 def compare(old_dir: str, new_dir: str):
     geo, shapes = [], []
     for path in sorted(glob.glob(os.path.join(old_dir, "*.json"))):
         name = os.path.basename(path)
-        a, b = _load(path), _load(os.path.join(new_dir, name))
+        a, b = load_result(path), load_result(os.path.join(new_dir, name))
         if a is None or b is None:
             continue
         for comp, s in a["summary"].items():

@@ -22,30 +22,28 @@ BEGIN, END = "<!-- results:begin (python -m bench.summary --readme README.md) --
 SUITE_ORDER = {"square": 0, "llama3_70b": 1, "deepseek_v3": 2, "odd": 3}
 
 
-def _what(cfg: dict) -> str:
-    if cfg.get("op") == "gemm":
-        epi = {"none": "", "bias_gelu_residual": " bias+GELU+residual"}.get(cfg["epilogue"], " " + cfg["epilogue"])
-        return f"{cfg.get('dtype', 'bf16')} gemm{epi}"
-    scale = cfg.get("scale", "")
-    epi = "" if cfg.get("epilogue") in (None, "none") else " + " + cfg["epilogue"].replace("_", "+").replace("gelu", "GELU")
-    return f"FP8 {scale}{epi}, {cfg.get('accumulate', 'accurate')}"
+def load_result(path: str) -> Optional[dict]:
+    """A (suite, configuration) result the harness wrote, or None for any other file."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(doc, dict) and all(k in doc for k in ("summary", "rows", "config", "suite"))
+    return doc if ok else None
 
 
 def rows(results_dir: str) -> List[tuple]:
     out = []
     for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
-        try:
-            with open(path) as f:
-                doc = json.load(f)
-        except (OSError, ValueError):
-            continue
-        if not isinstance(doc, dict) or "summary" not in doc or "config" not in doc or doc["config"].get("quick"):
+        doc = load_result(path)
+        if doc is None or doc["config"].get("quick"):
             continue
         commit = str(doc.get("environment", {}).get("git_commit", ""))[:7]
         for comp, s in doc["summary"].items():
             if not s.get("n"):
                 continue
-            key = (SUITE_ORDER.get(doc["suite"], 9), doc["suite"], doc["config"].get("op") != "gemm", _what(doc["config"]), comp)
+            key = (SUITE_ORDER.get(doc["suite"], 9), doc["suite"], doc["config"].get("op") != "gemm", doc["config"]["title"], comp)
             n = f"{s['n']}" + (f", {s['missing']} missing" if s.get("missing") else "")
             worst = f"{s['min']:.2f}x at {s['min_shape']}"
             out.append(key + (n, f"{s['geomean']:.2f}x", worst, commit, os.path.basename(path)))

@@ -450,7 +450,7 @@ def test_readme_results_table_is_generated_from_bench_results():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     assert summary.main(["--readme", os.path.join(root, "README.md"), "--check"]) == 0
     table = summary.table(os.path.join(root, "bench", "results"))
-    assert "| llama3_70b (28) | bf16 gemm | cuBLAS mm |" in table  # every suite JSON contributes its rows
+    assert "| llama3_70b (28) | gemm bf16, epilogue none | cuBLAS mm |" in table  # every suite JSON contributes its rows
 
 
 def test_summary_rejects_a_readme_without_the_markers(tmp_path):
@@ -465,7 +465,8 @@ def test_compare_runs_flags_a_moved_geomean(tmp_path):
     from bench import compare_runs
 
     def doc(geo, ratio):
-        return {"summary": {"cuBLAS mm": {"geomean": geo, "min": ratio, "min_shape": "1x2x3", "n": 1}},
+        return {"suite": "custom", "config": {"title": "gemm bf16, epilogue none"},
+                "summary": {"cuBLAS mm": {"geomean": geo, "min": ratio, "min_shape": "1x2x3", "n": 1}},
                 "rows": [{"m": 1, "n": 2, "k": 3, "competitors": {"cuBLAS mm": {"ratio": ratio}}}]}
 
     old, same, moved = tmp_path / "old", tmp_path / "same", tmp_path / "moved"
