@@ -13,25 +13,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
+import sys
 
 import torch
 
 import cutlass_gemm
 
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # appended: an installed cutlass_gemm wins
+from bench.timing import eager_overhead_us  # noqa: E402
 
-def per_call_us(fn, n: int = 2000, loops: int = 5) -> float:
-    for _ in range(100):
-        fn()
-    torch.cuda.synchronize()
-    best = float("inf")
-    for _ in range(loops):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / n * 1e6)
-    torch.cuda.synchronize()
-    return best
+
+def per_call_us(fn) -> float:
+    return eager_overhead_us(fn, (), iters=2000, loops=5)
 
 
 def main() -> None:

@@ -26,25 +26,18 @@ def child() -> dict:
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import torch
 
-    from bench import metrics
     from bench.cases import make_case
-    from bench.timing import graph_time_ms, rotation_sets
+    from bench.sweep import sweep_shape
 
     out = {}
     for spec in CASES:
         case = make_case(epilogue="none", **spec)
         for m, n, k in SHAPES:
             torch.manual_seed(0)
-            sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
-            comp = case.torch_entries(m, n, k)[0]
-            ref = case.reference_fns(m, n, k)[0](*sets[0])
-            err = metrics.rel_err(case.ours(*sets[0]), ref)
-            ours = 1e3 * graph_time_ms(case.ours, sets) if err <= case.tol else None
+            row = sweep_shape(case, [""], m, n, k)  # "": the op's own selection, checked before it is timed
             key = f"{spec['op']} {spec.get('dtype', spec.get('scale'))} {m}x{n}x{k}"
-            out[key] = {"ours_us": ours, "competitor_us": 1e3 * graph_time_ms(comp.fn, sets), "err": err,
-                        "kernel": case.kernel(m, n, k)}
-            del sets
-            torch.cuda.empty_cache()
+            out[key] = {"ours_us": row["us"][""], "competitor_us": row["competitor"]["us"], "err": row["rel_err"][""],
+                        "kernel": row["selected"]}
     return {"meta": {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__}, "rows": out}
 
 

@@ -42,19 +42,22 @@ def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, repl
     return statistics.median(times)
 
 
-def eager_overhead_us(fn: Callable, args: tuple, iters: int = 200) -> float:
-    """Host time per eager call (launch-bound problem), microseconds."""
+def eager_overhead_us(fn: Callable, args: tuple, iters: int = 200, loops: int = 1) -> float:
+    """Host time per eager call (launch-bound problem), microseconds: the best of `loops` loops
+    of `iters` back-to-back calls."""
     import time
 
     for _ in range(20):
         fn(*args)
     torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        fn(*args)
-    t1 = time.perf_counter()
+    best = float("inf")
+    for _ in range(loops):
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            fn(*args)
+        best = min(best, (time.perf_counter() - t0) / iters * 1e6)
     torch.cuda.synchronize()
-    return (t1 - t0) / iters * 1e6
+    return best
 
 
 def tflops(m: int, n: int, k: int, ms: float) -> float:
