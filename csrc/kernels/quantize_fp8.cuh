@@ -37,6 +37,27 @@ __device__ __forceinline__ float scale_of(float amax, float inv_fmax) {
   return amax == 0.0f ? 1.0f : fmaxf(__fmul_rn(amax, inv_fmax), kFltMin);
 }
 
+// A whole-row group's scale from each thread's partial amax: warp, then block reduction; every
+// thread gets the scale, thread 0 stores it. Shared by the scalar and the vectorized kernels.
+__device__ __forceinline__ float row_scale_of(float m, float inv_fmax, float* scale_out) {
+  __shared__ float partial[kThreads / 32];
+  __shared__ float row_scale;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  m = warp_max(m);
+  if (lane == 0) partial[warp] = m;
+  __syncthreads();
+  if (warp == 0) {
+    float t = lane < kThreads / 32 ? partial[lane] : 0.0f;
+    t = warp_max(t);
+    if (lane == 0) {
+      row_scale = scale_of(t, inv_fmax);
+      *scale_out = row_scale;
+    }
+  }
+  __syncthreads();
+  return row_scale;
+}
+
 template <__nv_fp8_interpretation_t kInterp>
 __device__ __forceinline__ __nv_fp8_storage_t to_fp8(float v) {
   return __nv_cvt_float_to_fp8(v, __NV_NOSAT, kInterp);
@@ -53,23 +74,9 @@ __global__ void __launch_bounds__(kThreads) quantize_rows(const TIn* __restrict_
   __nv_fp8_storage_t* qr = q + r * cols;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (group == 0) {
-    __shared__ float partial[kThreads / 32];
-    __shared__ float row_scale;
     float m = 0.0f;
     for (int64_t c = threadIdx.x; c < cols; c += kThreads) m = nan_max(m, fabsf(load(xr + c)));
-    m = warp_max(m);
-    if (lane == 0) partial[warp] = m;
-    __syncthreads();
-    if (warp == 0) {
-      float v = lane < kThreads / 32 ? partial[lane] : 0.0f;
-      v = warp_max(v);
-      if (lane == 0) {
-        row_scale = scale_of(v, inv_fmax);
-        scale[r * scale_rs] = row_scale;
-      }
-    }
-    __syncthreads();
-    const float s = row_scale;
+    const float s = row_scale_of(m, inv_fmax, scale + r * scale_rs);
     for (int64_t c = threadIdx.x; c < cols; c += kThreads) qr[c] = to_fp8<kInterp>(__fdiv_rn(load(xr + c), s));
     return;
   }
@@ -175,8 +182,6 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   float v[kN];
   if constexpr (kRegs > 0) {
-    __shared__ float partial[kThreads / 32];
-    __shared__ float row_scale;
     uint4 cache[kRegs];
     float m = 0.0f;
 #pragma unroll
@@ -189,19 +194,7 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
         for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
       }
     }
-    m = warp_max(m);
-    if (lane == 0) partial[warp] = m;
-    __syncthreads();
-    if (warp == 0) {
-      float t = lane < kThreads / 32 ? partial[lane] : 0.0f;
-      t = warp_max(t);
-      if (lane == 0) {
-        row_scale = scale_of(t, inv_fmax);
-        scale[r * scale_rs] = row_scale;
-      }
-    }
-    __syncthreads();
-    const float s = row_scale;
+    const float s = row_scale_of(m, inv_fmax, scale + r * scale_rs);
 #pragma unroll
     for (int i = 0; i < kRegs; ++i) {
       const int64_t j = threadIdx.x + int64_t(i) * kThreads;
