@@ -79,7 +79,7 @@ def build_cases(args: argparse.Namespace, device: str = "cuda") -> List[Case]:
     return cases
 
 
-def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=runner.graph_time_ms,
+def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=runner.graph_times_ms,
         ceilings: Optional[dict] = None) -> List[str]:
     """Measure every case on every planned suite, write the files, print each table; returns paths."""
     torch.manual_seed(args.seed)

@@ -1,10 +1,11 @@
 """Timing the way shared/benchmarks.md fixes it: CUDA-graph replay of a batch of back-to-back
-calls (no host overhead on either side), inputs rotated across sets larger than L2, median."""
+calls (no host overhead on either side), inputs rotated across sets larger than L2, median; the
+contenders of one shape replayed in interleaved rounds."""
 
 from __future__ import annotations
 
 import statistics
-from typing import Callable, Sequence
+from typing import Callable, List, Sequence, Union
 
 import torch
 
@@ -15,12 +16,11 @@ def rotation_sets(make: Callable[[], tuple], bytes_per_set: int, l2_bytes: int =
     return [make() for _ in range(n)]
 
 
-def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15) -> float:
-    """Median milliseconds per call over `replays` graph replays of `calls` calls each."""
+def _capture(fn: Callable, arg_sets: Sequence[tuple], calls: int) -> "torch.cuda.CUDAGraph":
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
-        for args in arg_sets:
+        for args in arg_sets:  # warm-up outside the graph (allocations, lazy init, autotuning)
             fn(*args)
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
@@ -30,16 +30,43 @@ def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, repl
             fn(*arg_sets[i % len(arg_sets)])
     for _ in range(3):
         g.replay()
-    times = []
+    return g
+
+
+def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: int = 20,
+                   replays: int = 15) -> List[Union[float, BaseException]]:
+    """Median milliseconds per call of each fn: each fn's `calls` back-to-back calls are captured
+    in one CUDA graph, then the graphs are replayed in interleaved rounds (one replay of each per
+    round), so clock and thermal drift over the run fall on every contender alike. A fn that fails
+    to warm up or capture gets its exception in place of a time; the others are still timed."""
+    graphs: List[Union["torch.cuda.CUDAGraph", BaseException]] = []
+    for fn in fns:
+        try:
+            graphs.append(_capture(fn, arg_sets, calls))
+        except Exception as e:  # noqa: BLE001 - reported per contender by the caller (which recovers)
+            graphs.append(e)
+    times: List[List[float]] = [[] for _ in graphs]
     for _ in range(replays):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        g.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / calls)
-    del g
-    return statistics.median(times)
+        for g, t in zip(graphs, times):
+            if isinstance(g, BaseException):
+                continue
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            g.replay()
+            end.record()
+            end.synchronize()
+            t.append(start.elapsed_time(end) / calls)
+    out = [g if isinstance(g, BaseException) else statistics.median(t) for g, t in zip(graphs, times)]
+    del graphs
+    return out
+
+
+def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15) -> float:
+    """Median milliseconds per call of one fn (graph_times_ms of one contender); raises its error."""
+    (t,) = graph_times_ms([fn], arg_sets, calls, replays)
+    if isinstance(t, BaseException):
+        raise t
+    return t
 
 
 def eager_overhead_us(fn: Callable, args: tuple, iters: int = 200, loops: int = 1) -> float:
