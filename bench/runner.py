@@ -61,7 +61,7 @@ def check(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bool) -> 
 
 
 def time_checked(fns: Dict[str, Callable], results: Dict[str, dict], sets: Sequence[tuple], timer: Timer) -> None:
-    """Time, in one interleaved timer call, every contender whose check passed; fills results[name]["us"]."""
+    """Time, in one timer call, every contender whose check passed; fills results[name]["us"]."""
     names = [name for name in fns if results[name]["status"] == "ok"]
     try:
         times = timer([fns[name] for name in names], sets)
@@ -84,7 +84,7 @@ def time_one(timer: Timer, fn: Callable, sets: Sequence[tuple]) -> float:
 
 
 def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = True, timer: Timer = graph_times_ms) -> dict:
-    """One row: ours and each competitor on the same fresh, rotated inputs, timed interleaved."""
+    """One row: ours and each competitor on the same fresh, rotated inputs, checked, then timed."""
     sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
     ref = first_output(case.reference_fns(m, n, k), sets[0])
     entries = case.entries(m, n, k, compile)

@@ -48,7 +48,7 @@ def family(case) -> List[str]:
 
 def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_times_ms) -> dict:
     """The competitor and each named kernel on the same inputs: every kernel checked first, then all
-    that passed timed together (interleaved replays); a kernel off tolerance or failing gets None."""
+    that passed timed in one timer call; a kernel off tolerance or failing to run gets None."""
     sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
     comp = case.torch_entries(m, n, k)[0]
     ref = case.reference_fns(m, n, k)[0](*sets[0])
