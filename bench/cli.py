@@ -4,6 +4,7 @@ shared/benchmarks.md; writes <suite>_<case>.{md,json,png} under --out. See bench
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import os
 import sys
@@ -60,6 +61,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--quick", action="store_true", help="a few shapes per suite; files get a _quick suffix")
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile competitor")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--interleave", action="store_true",
+                    help="diagnostic: replay all contenders of a shape in interleaved rounds (notes/timing.md); "
+                         "files get an _interleaved suffix")
     args = ap.parse_args(argv)
     if args.suite is None:
         args.suite = [] if args.shapes else list(suites.SUITES)
@@ -79,7 +83,7 @@ def build_cases(args: argparse.Namespace, device: str = "cuda") -> List[Case]:
     return cases
 
 
-def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=runner.graph_time_ms,
+def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=runner.graph_times_ms,
         ceilings: Optional[dict] = None) -> List[str]:
     """Measure every case on every planned suite, write the files, print each table; returns paths."""
     torch.manual_seed(args.seed)
@@ -93,9 +97,10 @@ def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=
         overhead = runner.eager_overheads(case, compile=not args.no_compile)
         for suite, shapes in suites.plan(args.suite, args.shapes, args.quick):
             rows = runner.run_suite(case, suite, shapes, compile=not args.no_compile, timer=timer)
-            doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick), suite, rows, env,
-                                  ceilings, case.peak, overhead, runner.OVERHEAD_SHAPE)
-            stem = f"{suite}_{case.tag}{'_quick' if args.quick else ''}"
+            interleave = getattr(args, "interleave", False)
+            doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick, interleave=interleave),
+                                  suite, rows, env, ceilings, case.peak, overhead, runner.OVERHEAD_SHAPE)
+            stem = f"{suite}_{case.tag}{'_quick' if args.quick else ''}{'_interleaved' if interleave else ''}"
             paths = report.write_all(args.out, stem, doc)
             print("\n" + report.markdown(doc), flush=True)
             print("wrote " + ", ".join(paths), flush=True)
@@ -112,5 +117,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not torch.cuda.is_available() or not cutlass_gemm.configs.current_arch():
         print("python -m bench needs a GPU this cutlass_gemm build supports (SM90); none here.", file=sys.stderr)
         return 1
-    run(args, argv, cases)
+    run(args, argv, cases, timer=functools.partial(runner.graph_times_ms, interleave=True) if args.interleave
+        else runner.graph_times_ms)
     return 0

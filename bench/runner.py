@@ -5,15 +5,16 @@ The timer is a parameter (tests pass a fake one and run on CPU)."""
 from __future__ import annotations
 
 import sys
-from typing import Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
 import torch
 
 from . import metrics
 from .cases import DTYPES, FP8, OURS, Case
-from .timing import eager_overhead_us, graph_time_ms, rotation_sets, tflops
+from .timing import eager_overhead_us, graph_times_ms, rotation_sets, tflops
 
-Timer = Callable[[Callable, Sequence[tuple]], float]  # (fn, arg sets) -> ms per call
+# (fns, arg sets) -> ms per call of each fn, or the exception that fn raised (timing.graph_times_ms)
+Timer = Callable[[Sequence[Callable], Sequence[tuple]], List[Union[float, BaseException]]]
 OVERHEAD_SHAPE = (16, 1024, 1024)  # launch-bound: host time dominates
 CEILING_N = 8192
 COPY_BYTES = 2 * 10**9
@@ -44,31 +45,53 @@ def first_output(fns: Iterable[Callable], args: tuple):
     return None
 
 
-def measure(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bool, timer: Timer) -> dict:
-    """Check against ref, then time; a result outside tol gets no number (FAIL), an exception neither (error)."""
+def check(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bool) -> dict:
+    """Check against ref before any timing: outside tol gets no number (FAIL), an exception neither (error)."""
     res = {"status": "ok", "us": None, "err": None, "note": ""}
+    if not check:
+        return res
+    if ref is None:
+        return dict(res, status="error", note="no reference result to check against")
     try:
-        if check:
-            if ref is None:
-                return dict(res, status="error", note="no reference result to check against")
-            res["err"] = metrics.rel_err(fn(*sets[0]), ref)
-            if not res["err"] <= tol:
-                return dict(res, status="FAIL")
-        res["us"] = timer(fn, sets) * 1e3
+        res["err"] = metrics.rel_err(fn(*sets[0]), ref)
     except Exception as e:  # noqa: BLE001 - any failure of one contender is reported, never fatal
         _recover()
         return dict(res, status="error", note=_short(e))
-    return res
+    return res if res["err"] <= tol else dict(res, status="FAIL")
 
 
-def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = True, timer: Timer = graph_time_ms) -> dict:
-    """One row: ours and each competitor on the same fresh, rotated inputs."""
+def time_checked(fns: Dict[str, Callable], results: Dict[str, dict], sets: Sequence[tuple], timer: Timer) -> None:
+    """Time, in one timer call, every contender whose check passed; fills results[name]["us"]."""
+    names = [name for name in fns if results[name]["status"] == "ok"]
+    try:
+        times = timer([fns[name] for name in names], sets)
+    except Exception as e:  # noqa: BLE001 - a replay that fails takes no number, and no run down
+        _recover()
+        times = [e] * len(names)
+    for name, t in zip(names, times):
+        if isinstance(t, BaseException):
+            _recover()
+            results[name].update(status="error", note=_short(t))
+        else:
+            results[name]["us"] = t * 1e3
+
+
+def time_one(timer: Timer, fn: Callable, sets: Sequence[tuple]) -> float:
+    (t,) = timer([fn], sets)
+    if isinstance(t, BaseException):
+        raise t
+    return t
+
+
+def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = True, timer: Timer = graph_times_ms) -> dict:
+    """One row: ours and each competitor on the same fresh, rotated inputs, checked, then timed."""
     sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
     ref = first_output(case.reference_fns(m, n, k), sets[0])
-    results = {}
-    for e in case.entries(m, n, k, compile):
-        r = measure(e.fn, sets, ref, case.tol, e.check, timer)
-        results[e.name] = dict(r, note="; ".join(x for x in (e.note, r["note"]) if x))
+    entries = case.entries(m, n, k, compile)
+    results = {e.name: check(e.fn, sets, ref, case.tol, e.check) for e in entries}
+    time_checked({e.name: e.fn for e in entries}, results, sets, timer)
+    for e in entries:
+        results[e.name]["note"] = "; ".join(x for x in (e.note, results[e.name]["note"]) if x)
     del sets, ref
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
@@ -90,7 +113,7 @@ def eager_overheads(case: Case, compile: bool = True, shape=OVERHEAD_SHAPE) -> D
     return out
 
 
-def peak_tflops(kind: str, timer: Timer = graph_time_ms) -> float:
+def peak_tflops(kind: str, timer: Timer = graph_times_ms) -> float:
     """bf16/f16: cuBLAS 8192^3 matmul; fp8: _scaled_mm tensorwise fast-accum 8192^3."""
     n = CEILING_N
     if kind == "fp8":
@@ -102,19 +125,19 @@ def peak_tflops(kind: str, timer: Timer = graph_time_ms) -> float:
         make = lambda: tuple(torch.randn(n, n, device="cuda", dtype=DTYPES[kind]) for _ in range(2))  # noqa: E731
         fn = lambda a, b: torch.matmul(a, b.t())  # noqa: E731
         nbytes = 6 * n * n
-    return tflops(n, n, n, timer(fn, rotation_sets(make, nbytes)))
+    return tflops(n, n, n, time_one(timer, fn, rotation_sets(make, nbytes)))
 
 
-def hbm_gbps(timer: Timer = graph_time_ms) -> float:
+def hbm_gbps(timer: Timer = graph_times_ms) -> float:
     """Bytes per second of the better of two ~2 GB streams: a device-to-device copy (read + write
     counted) and a read-only float32 sum. A GEMM at small M only reads its weight, and a byte copy
     reached 2.77 TB/s on the H200 where reads stream faster, which put small-M rows over 100%."""
     src = torch.ones(COPY_BYTES, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
-    copy_ms = timer(lambda s, d: d.copy_(s), [(src, dst)])
+    copy_ms = time_one(timer, lambda s, d: d.copy_(s), [(src, dst)])
     del dst
     acc = torch.empty((), dtype=torch.float32, device="cuda")
-    read_ms = timer(lambda s, o: torch.sum(s, dim=0, out=o), [(src.view(torch.float32), acc)])
+    read_ms = time_one(timer, lambda s, o: torch.sum(s, dim=0, out=o), [(src.view(torch.float32), acc)])
     return max(2 * COPY_BYTES / (copy_ms * 1e-3), COPY_BYTES / (read_ms * 1e-3)) / 1e9
 
 
@@ -168,7 +191,7 @@ def progress(total: int, desc: str):
     return tqdm(total=total, desc=desc, file=sys.stderr)
 
 
-def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True, timer: Timer = graph_time_ms) -> List[dict]:
+def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True, timer: Timer = graph_times_ms) -> List[dict]:
     bar = progress(len(shapes), f"{suite} {case.tag}")
     rows = []
     for m, n, k in shapes:

@@ -17,7 +17,7 @@ import os
 import subprocess
 import sys
 
-SETTINGS = [(0, 0), (2, 0), (4, 0), (8, 0), (4, 1), (4, 2)]  # (swizzle, raster); 0 = CUTLASS's default
+SETTINGS = [(0, 0), (1, 0), (2, 0), (4, 0), (8, 0), (8, 1), (8, 2)]  # (swizzle, raster); 0 = unset: the library's default
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 10240, 8192), (8192, 57344, 8192)]
 CASES = [dict(op="gemm", dtype="bf16"), dict(op="scaled_mm", scale="row", accumulate="accurate")]
 

@@ -37,7 +37,7 @@ def rows(results_dir: str) -> List[tuple]:
     out = []
     for path in sorted(glob.glob(os.path.join(results_dir, "*.json"))):
         doc = load_result(path)
-        if doc is None or doc["config"].get("quick"):
+        if doc is None or doc["config"].get("quick") or doc["config"].get("interleave"):
             continue
         commit = str(doc.get("environment", {}).get("git_commit", ""))[:7]
         for comp, s in doc["summary"].items():

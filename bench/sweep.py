@@ -28,7 +28,7 @@ if __package__:  # python -m bench.sweep
     from . import metrics, report
     from .cases import EPILOGUES, FP8, make_case
     from .suites import SUITES, parse_suites
-    from .timing import graph_time_ms, rotation_sets
+    from .timing import graph_times_ms, rotation_sets
 else:  # python bench/sweep.py: the checkout's bench package, appended so an installed cutlass_gemm still wins
     import os
 
@@ -36,7 +36,7 @@ else:  # python bench/sweep.py: the checkout's bench package, appended so an ins
     from bench import metrics, report
     from bench.cases import EPILOGUES, FP8, make_case
     from bench.suites import SUITES, parse_suites
-    from bench.timing import graph_time_ms, rotation_sets
+    from bench.timing import graph_times_ms, rotation_sets
 
 
 def family(case) -> List[str]:
@@ -46,22 +46,32 @@ def family(case) -> List[str]:
     return [k.name for k in _family_kernels(FP8, scale, case.accumulate, configs.current_arch())]
 
 
-def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time_ms) -> dict:
+def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_times_ms) -> dict:
+    """The competitor and each named kernel on the same inputs: every kernel checked first, then all
+    that passed timed in one timer call; a kernel off tolerance or failing to run gets None."""
     sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
     comp = case.torch_entries(m, n, k)[0]
     ref = case.reference_fns(m, n, k)[0](*sets[0])
-    row = {"m": m, "n": n, "k": k, "us": {}, "rel_err": {},
-           "competitor": {"name": comp.name, "us": 1e3 * timer(comp.fn, sets)},
+    row = {"m": m, "n": n, "k": k, "us": {}, "rel_err": {}, "competitor": {"name": comp.name, "us": None},
            "selected": case.kernel(m, n, k)}
+    timed = {}
     for name in names:
         fn = functools.partial(case.ours, config=name)  # the kernel forced by name
+        row["us"][name] = None
         try:
             err = metrics.rel_err(fn(*sets[0]), ref)
         except RuntimeError as e:  # e.g. a kernel that cannot implement the shape: no number
-            row["us"][name], row["rel_err"][name] = None, str(e).splitlines()[0][:200]
+            row["rel_err"][name] = str(e).splitlines()[0][:200]
             continue
         row["rel_err"][name] = err
-        row["us"][name] = 1e3 * timer(fn, sets) if err <= case.tol else None
+        if err <= case.tol:
+            timed[name] = fn
+    times = timer([comp.fn, *timed.values()], sets)
+    if isinstance(times[0], BaseException):
+        raise times[0]
+    row["competitor"]["us"] = 1e3 * times[0]
+    for name, t in zip(timed, times[1:]):
+        row["us"][name] = None if isinstance(t, BaseException) else 1e3 * t
     del sets
     torch.cuda.empty_cache()
     return row

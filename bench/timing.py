@@ -4,7 +4,7 @@ calls (no host overhead on either side), inputs rotated across sets larger than 
 from __future__ import annotations
 
 import statistics
-from typing import Callable, Sequence
+from typing import Callable, List, Sequence, Union
 
 import torch
 
@@ -15,12 +15,11 @@ def rotation_sets(make: Callable[[], tuple], bytes_per_set: int, l2_bytes: int =
     return [make() for _ in range(n)]
 
 
-def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15) -> float:
-    """Median milliseconds per call over `replays` graph replays of `calls` calls each."""
+def _capture(fn: Callable, arg_sets: Sequence[tuple], calls: int) -> "torch.cuda.CUDAGraph":
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
-        for args in arg_sets:
+        for args in arg_sets:  # warm-up outside the graph (allocations, lazy init, autotuning)
             fn(*args)
     torch.cuda.current_stream().wait_stream(s)
     torch.cuda.synchronize()
@@ -30,16 +29,57 @@ def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, repl
             fn(*arg_sets[i % len(arg_sets)])
     for _ in range(3):
         g.replay()
-    times = []
+    return g
+
+
+def _replay_ms(g: "torch.cuda.CUDAGraph", calls: int) -> float:
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    g.replay()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / calls
+
+
+def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15,
+                   interleave: bool = False) -> List[Union[float, BaseException]]:
+    """Median milliseconds per call of each fn: its `calls` back-to-back calls captured in one CUDA
+    graph, replayed `replays` times after 3 warm-up replays. By default one contender after the
+    other, each in its own steady state (the usual method). interleave=True captures them all and
+    replays them in rounds (one replay of each per round): on the H200 that moved mid-size ratios
+    by up to 15% against us (the GPU's power-limited clock is then shared; notes/timing.md), so it
+    is a diagnostic, not the default. A fn that fails to warm up or capture gets its exception in
+    place of a time; the others are still timed."""
+    def capture(fn):
+        try:
+            return _capture(fn, arg_sets, calls)
+        except Exception as e:  # noqa: BLE001 - reported per contender by the caller (which recovers)
+            return e
+
+    if not interleave:
+        out: List[Union[float, BaseException]] = []
+        for fn in fns:
+            g = capture(fn)
+            out.append(g if isinstance(g, BaseException) else statistics.median(_replay_ms(g, calls) for _ in range(replays)))
+            del g
+        return out
+    graphs = [capture(fn) for fn in fns]
+    times: List[List[float]] = [[] for _ in graphs]
     for _ in range(replays):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        g.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / calls)
-    del g
-    return statistics.median(times)
+        for g, t in zip(graphs, times):
+            if not isinstance(g, BaseException):
+                t.append(_replay_ms(g, calls))
+    out = [g if isinstance(g, BaseException) else statistics.median(t) for g, t in zip(graphs, times)]
+    del graphs
+    return out
+
+
+def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15) -> float:
+    """Median milliseconds per call of one fn (graph_times_ms of one contender); raises its error."""
+    (t,) = graph_times_ms([fn], arg_sets, calls, replays)
+    if isinstance(t, BaseException):
+        raise t
+    return t
 
 
 def eager_overhead_us(fn: Callable, args: tuple, iters: int = 200, loops: int = 1) -> float:

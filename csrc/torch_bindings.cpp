@@ -202,8 +202,8 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //     (k-blocks of 32) per FP32 promotion; default 4 = every 128 K; a positive multiple of 4 (a
 //     promotion must fall on a 128-wide k-tile boundary).
 //   CUTLASS_GEMM_SWIZZLE / CUTLASS_GEMM_RASTER (bench/scheduler_knobs.py): the persistent tile
-//     scheduler's max swizzle (1, 2, 4, 8) and raster order (1 = along M, 2 = along N); default
-//     CUTLASS's (swizzle 1, heuristic raster).
+//     scheduler's max swizzle (1, 2, 4, 8) and raster order (1 = along M, 2 = along N); unset: SM90
+//     swizzle 8 for grids of >= 8 waves of tiles, else 1 (kernels::default_swizzle), heuristic raster.
 template <class Ok>
 int env_knob(const char* name, Ok ok) {
   const char* e = std::getenv(name);

@@ -172,6 +172,13 @@ def _sm90_small_m_and_few_tiles() -> List[Kernel]:
         Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, scheduler="streamk", **bf16),
         Kernel(tile=(64, 32, 128), cluster=(1, 1), schedule="pingpong", accum="fast", swap_ab=True, **scaled),
         Kernel(tile=(64, 32, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", swap_ab=True, **scaled),
+        # FP8 decode shapes stream their weight on few tiles: split K across the idle SMs too.
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", accum="fast", swap_ab=True, scheduler="streamk",
+               **scaled),
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", accum="promoted", swap_ab=True,
+               scheduler="streamk", **scaled),
+        # Accurate FP8's large tile multicasting b across an M pair (the bf16 ladder's best cluster).
+        Kernel(tile=(128, 192, 128), cluster=(2, 1), schedule="coop", accum="promoted", **scaled),
     ]
     return ks
 

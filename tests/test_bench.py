@@ -13,15 +13,16 @@ import pytest
 import torch
 
 import cutlass_gemm
-from bench import cases, cli, metrics, report, runner, suites
+from bench import cases, cli, metrics, report, runner, suites, timing
 from pkg_paths import pythonpath
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def fake_timer(fn, sets):
-    fn(*sets[0])  # runs like the real one would
-    return 0.5  # ms
+def fake_timer(fns, sets):
+    for fn in fns:
+        fn(*sets[0])  # runs each like the real one would
+    return [0.5] * len(fns)  # ms
 
 
 # --- suites and CLI ---------------------------------------------------------------------------
@@ -259,6 +260,25 @@ def test_run_shape_fail_and_error(monkeypatch):
     assert row["competitors"]["eager addmm+gelu"]["status"] == "ok"
 
 
+def test_run_shape_times_contenders_together():
+    """Every contender that passed its check goes to ONE timer call (interleaved replays); a contender
+    whose capture fails there is an error with its message, the others keep their numbers."""
+    calls = []
+
+    def timer(fns, sets):
+        calls.append(len(fns))
+        return [RuntimeError("capture failed\nmore") if i == 1 else 0.25 for i in range(len(fns))]
+
+    case = cases.GemmCase("bias_gelu", device="cpu")
+    row = runner.run_shape(case, "custom", 16, 32, 64, compile=False, timer=timer)
+    names = [e.name for e in case.entries(16, 32, 64, False)]
+    assert calls == [len(names)] and len(names) >= 3
+    assert row["ours"]["us"] == 250.0
+    second = row["competitors"][names[1]]
+    assert second["status"] == "error" and second["us"] is None and second["note"].endswith("RuntimeError: capture failed")
+    assert all(row["competitors"][n]["us"] == 250.0 for n in names[2:])
+
+
 def test_run_suite_survives_a_shape(monkeypatch):
     case = cases.GemmCase("none", device="cpu")
     real = case.make
@@ -439,8 +459,9 @@ def test_entry_points(tmp_path):
     for cmd in ([sys.executable, "-m", "bench", "--help"], [sys.executable, os.path.join(ROOT, "bench", "sweep.py"), "--help"]):
         p = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
         assert p.returncode == 0 and "usage" in p.stdout, p.stderr
-    for name in ("demo", "fallback_cost", "sweep"):  # package mode: relative imports
-        assert importlib.import_module(f"bench.{name}").graph_time_ms is runner.graph_time_ms
+    for name in ("demo", "fallback_cost"):  # package mode: relative imports
+        assert importlib.import_module(f"bench.{name}").graph_time_ms is timing.graph_time_ms
+    assert importlib.import_module("bench.sweep").graph_times_ms is runner.graph_times_ms is timing.graph_times_ms
 
 
 def test_readme_results_table_is_generated_from_bench_results():

@@ -111,11 +111,11 @@ def test_sweep_rows_on_the_cpu_reference():
     from bench.cases import make_case
 
     case = make_case("gemm", "bias_gelu_residual", device="cpu")
-    row = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40, timer=lambda fn, sets: 0.002)
+    row = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40, timer=lambda fns, sets: [0.002] * len(fns))
     assert row["us"] == {SMALL: 2.0, MID: 2.0} and all(e < case.tol for e in row["rel_err"].values())
     assert row["competitor"]["us"] == 2.0 and set(row) >= {"m", "n", "k", "selected"}
     # a kernel of another family is refused by the op: recorded, never timed
-    row = sweep.sweep_shape(case, ["sm90_f16_t128x128x64_c1x1_coop"], 5, 24, 40, timer=lambda fn, sets: 0.002)
+    row = sweep.sweep_shape(case, ["sm90_f16_t128x128x64_c1x1_coop"], 5, 24, 40, timer=lambda fns, sets: [0.002] * len(fns))
     assert row["us"] == {"sm90_f16_t128x128x64_c1x1_coop": None}
     assert "config" in row["rel_err"]["sm90_f16_t128x128x64_c1x1_coop"]
     assert torch.is_tensor(case.make(5, 24, 40)[0])

@@ -37,6 +37,27 @@ __device__ __forceinline__ float scale_of(float amax, float inv_fmax) {
   return amax == 0.0f ? 1.0f : fmaxf(__fmul_rn(amax, inv_fmax), kFltMin);
 }
 
+// A whole-row group's scale from each thread's partial amax: warp, then block reduction; every
+// thread gets the scale, thread 0 stores it. Shared by the scalar and the vectorized kernels.
+__device__ __forceinline__ float row_scale_of(float m, float inv_fmax, float* scale_out) {
+  __shared__ float partial[kThreads / 32];
+  __shared__ float row_scale;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  m = warp_max(m);
+  if (lane == 0) partial[warp] = m;
+  __syncthreads();
+  if (warp == 0) {
+    float t = lane < kThreads / 32 ? partial[lane] : 0.0f;
+    t = warp_max(t);
+    if (lane == 0) {
+      row_scale = scale_of(t, inv_fmax);
+      *scale_out = row_scale;
+    }
+  }
+  __syncthreads();
+  return row_scale;
+}
+
 template <__nv_fp8_interpretation_t kInterp>
 __device__ __forceinline__ __nv_fp8_storage_t to_fp8(float v) {
   return __nv_cvt_float_to_fp8(v, __NV_NOSAT, kInterp);
@@ -53,23 +74,9 @@ __global__ void __launch_bounds__(kThreads) quantize_rows(const TIn* __restrict_
   __nv_fp8_storage_t* qr = q + r * cols;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (group == 0) {
-    __shared__ float partial[kThreads / 32];
-    __shared__ float row_scale;
     float m = 0.0f;
     for (int64_t c = threadIdx.x; c < cols; c += kThreads) m = nan_max(m, fabsf(load(xr + c)));
-    m = warp_max(m);
-    if (lane == 0) partial[warp] = m;
-    __syncthreads();
-    if (warp == 0) {
-      float v = lane < kThreads / 32 ? partial[lane] : 0.0f;
-      v = warp_max(v);
-      if (lane == 0) {
-        row_scale = scale_of(v, inv_fmax);
-        scale[r * scale_rs] = row_scale;
-      }
-    }
-    __syncthreads();
-    const float s = row_scale;
+    const float s = row_scale_of(m, inv_fmax, scale + r * scale_rs);
     for (int64_t c = threadIdx.x; c < cols; c += kThreads) qr[c] = to_fp8<kInterp>(__fdiv_rn(load(xr + c), s));
     return;
   }
@@ -159,7 +166,10 @@ __device__ __forceinline__ void store_q(const float* v, float s, __nv_fp8_storag
 
 constexpr int kRowRegs = 16;  // 16-byte vectors a thread holds: whole-row groups up to 256*16*16 bytes
 
-template <class TIn, __nv_fp8_interpretation_t kInterp>
+// kRegs: 16-byte vectors a thread holds for a whole-row group (4: rows up to 256*4*16 bytes, few
+// registers and several CTAs per SM; kRowRegs: up to 64 KB rows); 0: the 1x128 path, which holds
+// one vector (its own instantiation, so the row cache's registers do not limit its occupancy).
+template <class TIn, __nv_fp8_interpretation_t kInterp, int kRegs>
 __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restrict__ x, int64_t cols, int64_t ldx,
                                                               __nv_fp8_storage_t* __restrict__ q,
                                                               float* __restrict__ scale, int64_t scale_rs,
@@ -171,13 +181,11 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
   const int64_t nvec = cols / kN;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   float v[kN];
-  if (group == 0) {
-    __shared__ float partial[kThreads / 32];
-    __shared__ float row_scale;
-    uint4 cache[kRowRegs];
+  if constexpr (kRegs > 0) {
+    uint4 cache[kRegs];
     float m = 0.0f;
 #pragma unroll
-    for (int i = 0; i < kRowRegs; ++i) {
+    for (int i = 0; i < kRegs; ++i) {
       const int64_t j = threadIdx.x + int64_t(i) * kThreads;
       if (j < nvec) {
         cache[i] = __ldg(xr + j);
@@ -186,47 +194,35 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
         for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
       }
     }
-    m = warp_max(m);
-    if (lane == 0) partial[warp] = m;
-    __syncthreads();
-    if (warp == 0) {
-      float t = lane < kThreads / 32 ? partial[lane] : 0.0f;
-      t = warp_max(t);
-      if (lane == 0) {
-        row_scale = scale_of(t, inv_fmax);
-        scale[r * scale_rs] = row_scale;
-      }
-    }
-    __syncthreads();
-    const float s = row_scale;
+    const float s = row_scale_of(m, inv_fmax, scale + r * scale_rs);
 #pragma unroll
-    for (int i = 0; i < kRowRegs; ++i) {
+    for (int i = 0; i < kRegs; ++i) {
       const int64_t j = threadIdx.x + int64_t(i) * kThreads;
       if (j < nvec) {
         unpack(cache[i], x, v);
         store_q<kN, kInterp>(v, s, qr + j * kN);
       }
     }
-    return;
-  }
-  // 1x128: kLanes lanes per group (each one vector), 32 / kLanes groups per warp step.
-  constexpr int kLanes = 128 / kN, kPerWarp = 32 / kLanes;
-  const int sub = lane / kLanes, gl = lane % kLanes;
-  const int64_t groups = (cols + 127) / 128;
-  for (int64_t base = int64_t(warp) * kPerWarp; base < groups; base += int64_t(kThreads / 32) * kPerWarp) {
-    const int64_t g = base + sub, j = g * kLanes + gl;
-    const bool in = g < groups && j < nvec;  // a partial last group reads zeros past cols
-    float m = 0.0f;
-    if (in) {
-      unpack(__ldg(xr + j), x, v);
+  } else {
+    // 1x128: kLanes lanes per group (each one vector), 32 / kLanes groups per warp step.
+    constexpr int kLanes = 128 / kN, kPerWarp = 32 / kLanes;
+    const int sub = lane / kLanes, gl = lane % kLanes;
+    const int64_t groups = (cols + 127) / 128;
+    for (int64_t base = int64_t(warp) * kPerWarp; base < groups; base += int64_t(kThreads / 32) * kPerWarp) {
+      const int64_t g = base + sub, j = g * kLanes + gl;
+      const bool in = g < groups && j < nvec;  // a partial last group reads zeros past cols
+      float m = 0.0f;
+      if (in) {
+        unpack(__ldg(xr + j), x, v);
 #pragma unroll
-      for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
+        for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
+      }
+#pragma unroll
+      for (int o = kLanes / 2; o > 0; o >>= 1) m = nan_max(m, __shfl_xor_sync(0xffffffff, m, o));
+      const float s = scale_of(m, inv_fmax);
+      if (g < groups && gl == 0) scale[r * scale_rs + g * scale_gs] = s;
+      if (in) store_q<kN, kInterp>(v, s, qr + j * kN);
     }
-#pragma unroll
-    for (int o = kLanes / 2; o > 0; o >>= 1) m = nan_max(m, __shfl_xor_sync(0xffffffff, m, o));
-    const float s = scale_of(m, inv_fmax);
-    if (g < groups && gl == 0) scale[r * scale_rs + g * scale_gs] = s;
-    if (in) store_q<kN, kInterp>(v, s, qr + j * kN);
   }
 }
 
@@ -241,16 +237,23 @@ int launch(const QuantizeParams& p, cudaStream_t stream) {
   const bool vec = reinterpret_cast<uintptr_t>(x) % 16 == 0 && p.ldx % kN == 0 && p.cols % kN == 0 &&
                    reinterpret_cast<uintptr_t>(q) % kN == 0 &&
                    (p.group == 128 || p.cols <= int64_t(kRowRegs) * kThreads * kN);
-#define CUTLASS_GEMM_QUANT_LAUNCH(KERNEL, INTERP) \
-  KERNEL<TIn, INTERP><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax)
-  if (vec && e4m3)
-    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, __NV_E4M3);
-  else if (vec)
-    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, __NV_E5M2);
-  else if (e4m3)
-    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows, __NV_E4M3);
-  else
-    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows, __NV_E5M2);
+  const int regs = p.group == 128 ? 0 : (p.cols <= int64_t(4) * kThreads * kN ? 4 : kRowRegs);
+#define CUTLASS_GEMM_QUANT_LAUNCH(KERNEL, ...) \
+  KERNEL<__VA_ARGS__><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax)
+#define CUTLASS_GEMM_QUANT_VEC(INTERP)                                     \
+  if (regs == 0) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, 0); \
+  else if (regs == 4) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, 4); \
+  else CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kRowRegs)
+  if (vec && e4m3) {
+    CUTLASS_GEMM_QUANT_VEC(__NV_E4M3);
+  } else if (vec) {
+    CUTLASS_GEMM_QUANT_VEC(__NV_E5M2);
+  } else if (e4m3) {
+    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows, TIn, __NV_E4M3);
+  } else {
+    CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows, TIn, __NV_E5M2);
+  }
+#undef CUTLASS_GEMM_QUANT_VEC
 #undef CUTLASS_GEMM_QUANT_LAUNCH
   return static_cast<int>(cudaGetLastError());
 }
