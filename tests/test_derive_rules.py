@@ -49,6 +49,20 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
         assert dr.choose(rules, m, n, k) == min(us, key=us.get)
 
 
+def test_a_shape_measured_several_times_counts_once_with_median_times():
+    """Repeated sweeps (and a shape in two suites of one sweep) merge into one row per shape: each
+    kernel's median time, so one noisy run does not decide (SMALL won two of three runs here; the
+    last run alone, or the mean, would pick MID)."""
+    runs = [{(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}}, {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}},
+            {(16, 8192, 8192): {SMALL: 30.0, MID: 12.0}}]
+    fam = dr._rows_by_family([_sweep(t) for t in runs])["sm90 bf16"]
+    assert fam["rows"] == [(16, 8192, 8192, {MID: 12.0, SMALL: 10.0})]
+    assert dr.derive_family(fam["rows"], 0.03) == [{"kernel": SMALL, "m": [1, None]}]
+    twice = _sweep({(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}})
+    twice["rows"].append({"m": 16, "n": 8192, "k": 8192, "us": {SMALL: 14.0, MID: None}})
+    assert dr._rows_by_family([twice])["sm90 bf16"]["rows"] == [(16, 8192, 8192, {MID: 12.0, SMALL: 12.0})]
+
+
 def test_within_tolerance_no_per_nk_rules():
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 10.2}, (16, 1024, 1024): {SMALL: 10.2, MID: 10.0}}
     rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)

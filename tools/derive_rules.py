@@ -12,6 +12,8 @@ family forced by name, same run). Per family this writes, in priority order:
    (its time / the best time) over that M's shapes.
 
 M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative).
+A shape measured several times (two suites, or the same family swept twice: pass both files)
+counts once, with each kernel's median time, so one noisy run moves the rules less.
 Families the inputs cover are replaced in the output file; the others are kept as they are.
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
@@ -24,6 +26,7 @@ import importlib.util
 import json
 import math
 import os
+import statistics
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -64,7 +67,18 @@ def check_sweep(sw: object, where: str) -> None:
 
 
 def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
-    """label -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped)."""
+    """label -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped).
+    A shape measured more than once (in two suites of one sweep, or in repeated sweeps) becomes one
+    row: each kernel's median time over the measurements that timed it."""
+    fams = _measurements_by_family(sweeps)
+    for f in fams.values():
+        f["rows"] = [(m, n, k, {name: statistics.median(ts[name]) for name in sorted(ts)})
+                     for (m, n, k), ts in f.pop("measured").items()]
+    return fams
+
+
+def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
+    """label -> {"measured": {(m, n, k): {kernel: [us, ...]}}, "sources": [...]}, in first-seen order."""
     fams: Dict[str, dict] = {}
     for sw in sweeps:
         for row in sw["rows"]:
@@ -75,8 +89,10 @@ def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
                 by_label.setdefault(kt.KERNELS[kt.KERNEL_IDS[name]].family_label, {})[name] = t
             for label, times in by_label.items():
-                f = fams.setdefault(label, {"rows": [], "sources": []})
-                f["rows"].append((row["m"], row["n"], row["k"], times))
+                f = fams.setdefault(label, {"measured": {}, "sources": []})
+                shape = f["measured"].setdefault((row["m"], row["n"], row["k"]), {})
+                for name, t in times.items():
+                    shape.setdefault(name, []).append(t)
                 src = sw.get("source", "")
                 if src not in f["sources"]:
                     f["sources"].append(src)
