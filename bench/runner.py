@@ -45,7 +45,7 @@ def first_output(fns: Iterable[Callable], args: tuple):
     return None
 
 
-def check(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bool) -> dict:
+def check_output(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bool) -> dict:
     """Check against ref before any timing: outside tol gets no number (FAIL), an exception neither (error)."""
     res = {"status": "ok", "us": None, "err": None, "note": ""}
     if not check:
@@ -88,7 +88,7 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
     ref = first_output(case.reference_fns(m, n, k), sets[0])
     entries = case.entries(m, n, k, compile)
-    results = {e.name: check(e.fn, sets, ref, case.tol, e.check) for e in entries}
+    results = {e.name: check_output(e.fn, sets, ref, case.tol, e.check) for e in entries}
     time_checked({e.name: e.fn for e in entries}, results, sets, timer)
     for e in entries:
         results[e.name]["note"] = "; ".join(x for x in (e.note, results[e.name]["note"]) if x)

@@ -71,7 +71,10 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
         raise times[0]
     row["competitor"]["us"] = 1e3 * times[0]
     for name, t in zip(timed, times[1:]):
-        row["us"][name] = None if isinstance(t, BaseException) else 1e3 * t
+        if isinstance(t, BaseException):  # checked, then failed to capture or replay: no number, the reason
+            row["rel_err"][name] = f"{type(t).__name__}: {str(t).splitlines()[0][:200] if str(t) else ''}"
+        else:
+            row["us"][name] = 1e3 * t
     del sets
     torch.cuda.empty_cache()
     return row

@@ -128,6 +128,10 @@ def test_sweep_rows_on_the_cpu_reference():
     row = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40, timer=lambda fns, sets: [0.002] * len(fns))
     assert row["us"] == {SMALL: 2.0, MID: 2.0} and all(e < case.tol for e in row["rel_err"].values())
     assert row["competitor"]["us"] == 2.0 and set(row) >= {"m", "n", "k", "selected"}
+    # a kernel that passes its check but fails in the timer gets no number and the reason
+    row = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40,
+                            timer=lambda fns, sets: [0.002, 0.002, RuntimeError("capture failed\nmore")])
+    assert row["us"] == {SMALL: 2.0, MID: None} and row["rel_err"][MID] == "RuntimeError: capture failed"
     # a kernel of another family is refused by the op: recorded, never timed
     row = sweep.sweep_shape(case, ["sm90_f16_t128x128x64_c1x1_coop"], 5, 24, 40, timer=lambda fns, sets: [0.002] * len(fns))
     assert row["us"] == {"sm90_f16_t128x128x64_c1x1_coop": None}
