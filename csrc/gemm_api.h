@@ -31,7 +31,7 @@ struct GemmParams {
   int device = 0;
   int sm_count = 0;  // cached by the caller; CUTLASS would otherwise query per call
   int fp8_promotion_interval = 0;  // promoted FP8 mainloop: MMAs (k-blocks of 32) per FP32 promotion; 0 = default
-  int swizzle = 0;  // tile scheduler max swizzle 1/2/4/8; 0 = CUTLASS's default
+  int swizzle = 0;  // tile scheduler max swizzle 1/2/4/8; 0 = the library's (kernels::default_swizzle)
   int raster = 0;   // tile scheduler raster order: 1 along M, 2 along N; 0 = CUTLASS's heuristic
 };
 

@@ -231,7 +231,12 @@ def test_scheduler_knobs_keep_results(env):
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-3000:]
 
 
-def test_bad_scheduler_knob_is_a_clear_error():
+@pytest.mark.parametrize("name, value, expected", [
+    ("CUTLASS_GEMM_SWIZZLE", "3", "expected CUTLASS_GEMM_SWIZZLE 1, 2, 4 or 8"),
+    ("CUTLASS_GEMM_SWIZZLE", "8x", "expected CUTLASS_GEMM_SWIZZLE 1, 2, 4 or 8"),
+    ("CUTLASS_GEMM_RASTER", "0", "expected CUTLASS_GEMM_RASTER 1 (along M) or 2 (along N), got '0'"),
+])
+def test_bad_scheduler_knob_is_a_clear_error(name, value, expected):
     import os
     import subprocess
     import sys
@@ -239,6 +244,5 @@ def test_bad_scheduler_knob_is_a_clear_error():
     code = ("import torch, cutlass_gemm\n"
             "a = torch.randn(64, 64, device='cuda', dtype=torch.bfloat16)\n"
             "cutlass_gemm.gemm(a, a)\n")
-    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, "CUTLASS_GEMM_SWIZZLE": "3"},
-                       capture_output=True, text=True)
-    assert r.returncode != 0 and "expected CUTLASS_GEMM_SWIZZLE 1, 2, 4 or 8" in r.stderr, r.stderr[-2000:]
+    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, name: value}, capture_output=True, text=True)
+    assert r.returncode != 0 and expected in r.stderr, r.stderr[-2000:]
