@@ -20,7 +20,7 @@ CEILING_N = 8192
 COPY_BYTES = 2 * 10**9
 
 
-def _short(e: BaseException) -> str:
+def short_error(e: BaseException) -> str:
     msg = str(e).strip().splitlines()
     return f"{type(e).__name__}: {msg[0][:200]}" if msg else type(e).__name__
 
@@ -56,7 +56,7 @@ def check_output(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bo
         res["err"] = metrics.rel_err(fn(*sets[0]), ref)
     except Exception as e:  # noqa: BLE001 - any failure of one contender is reported, never fatal
         _recover()
-        return dict(res, status="error", note=_short(e))
+        return dict(res, status="error", note=short_error(e))
     return res if res["err"] <= tol else dict(res, status="FAIL")
 
 
@@ -71,7 +71,7 @@ def time_checked(fns: Dict[str, Callable], results: Dict[str, dict], sets: Seque
     for name, t in zip(names, times):
         if isinstance(t, BaseException):
             _recover()
-            results[name].update(status="error", note=_short(t))
+            results[name].update(status="error", note=short_error(t))
         else:
             results[name]["us"] = t * 1e3
 
@@ -157,7 +157,7 @@ def measure_ceilings(peaks: Iterable[str]) -> dict:
             out[key] = fn()
         except Exception as e:  # noqa: BLE001
             _recover()
-            print(f"ceiling {key}: not measured ({_short(e)})", file=sys.stderr)
+            print(f"ceiling {key}: not measured ({short_error(e)})", file=sys.stderr)
             out[key] = None
         torch.cuda.empty_cache()
     out["method"] = {k: CEILING_METHODS[k] for k in out}
@@ -202,7 +202,7 @@ def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True,
             _recover()
             rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k),
                          "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k), "competitors": {},
-                         "ours": {"status": "error", "us": None, "err": None, "note": _short(e)}, "published": None})
+                         "ours": {"status": "error", "us": None, "err": None, "note": short_error(e)}, "published": None})
         bar.update(1)
     bar.close()
     return rows

@@ -26,6 +26,7 @@ from cutlass_gemm.autotune import _family_kernels
 
 if __package__:  # python -m bench.sweep
     from . import metrics, report
+    from .runner import short_error
     from .cases import EPILOGUES, FP8, make_case
     from .suites import SUITES, parse_suites
     from .timing import graph_times_ms, rotation_sets
@@ -34,6 +35,7 @@ else:  # python bench/sweep.py: the checkout's bench package, appended so an ins
 
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from bench import metrics, report
+    from bench.runner import short_error
     from bench.cases import EPILOGUES, FP8, make_case
     from bench.suites import SUITES, parse_suites
     from bench.timing import graph_times_ms, rotation_sets
@@ -61,7 +63,7 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
         try:
             err = metrics.rel_err(fn(*sets[0]), ref)
         except RuntimeError as e:  # e.g. a kernel that cannot implement the shape: no number
-            row["rel_err"][name] = str(e).splitlines()[0][:200]
+            row["rel_err"][name] = short_error(e)
             continue
         row["rel_err"][name] = err
         if err <= case.tol:
@@ -72,7 +74,7 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
     row["competitor"]["us"] = 1e3 * times[0]
     for name, t in zip(timed, times[1:]):
         if isinstance(t, BaseException):  # checked, then failed to capture or replay: no number, the reason
-            row["rel_err"][name] = f"{type(t).__name__}: {str(t).splitlines()[0][:200] if str(t) else ''}"
+            row["rel_err"][name] = short_error(t)
         else:
             row["us"][name] = 1e3 * t
     del sets
