@@ -63,6 +63,14 @@ def test_a_shape_measured_several_times_counts_once_with_median_times():
     assert dr._rows_by_family([twice])["sm90 bf16"]["rows"] == [(16, 8192, 8192, {MID: 12.0, SMALL: 12.0})]
 
 
+def test_sweeps_of_one_family_from_two_gpus_are_refused():
+    a, b = _sweep({(16, 8192, 8192): {SMALL: 10.0}}), _sweep({(16, 8192, 8192): {SMALL: 12.0}})
+    b["gpu"], b["path"] = "NVIDIA H100", "h100.json"
+    with pytest.raises(SystemExit, match=r"sm90 bf16: expected every sweep of a family from one GPU, got 'test' and "
+                                         r"'NVIDIA H100' \(h100.json\)"):
+        dr._rows_by_family([a, b])
+
+
 def test_within_tolerance_no_per_nk_rules():
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 10.2}, (16, 1024, 1024): {SMALL: 10.2, MID: 10.0}}
     rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)

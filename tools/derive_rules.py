@@ -72,6 +72,7 @@ def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
     row: each kernel's median time over the measurements that timed it."""
     fams = _measurements_by_family(sweeps)
     for f in fams.values():
+        del f["gpu"]
         f["rows"] = [(m, n, k, {name: statistics.median(ts[name]) for name in sorted(ts)})
                      for (m, n, k), ts in f.pop("measured").items()]
     return fams
@@ -89,7 +90,10 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
                 by_label.setdefault(kt.KERNELS[kt.KERNEL_IDS[name]].family_label, {})[name] = t
             for label, times in by_label.items():
-                f = fams.setdefault(label, {"measured": {}, "sources": []})
+                f = fams.setdefault(label, {"measured": {}, "sources": [], "gpu": sw.get("gpu")})
+                if sw.get("gpu") != f["gpu"]:  # medians across GPUs would tune for neither
+                    raise SystemExit(f"derive_rules: {label}: expected every sweep of a family from one GPU, got "
+                                     f"{f['gpu']!r} and {sw.get('gpu')!r} ({sw.get('path', 'a sweep')})")
                 shape = f["measured"].setdefault((row["m"], row["n"], row["k"]), {})
                 for name, t in times.items():
                     shape.setdefault(name, []).append(t)
