@@ -11,7 +11,7 @@ import torch
 
 from . import metrics
 from .cases import DTYPES, FP8, OURS, Case
-from .timing import eager_overhead_us, graph_times_ms, rotation_sets, tflops
+from .timing import eager_overhead_us, graph_times_ms, recover, rotation_sets, tflops
 
 # (fns, arg sets) -> ms per call of each fn, or the exception that fn raised (timing.graph_times_ms)
 Timer = Callable[[Sequence[Callable], Sequence[tuple]], List[Union[float, BaseException]]]
@@ -25,23 +25,13 @@ def short_error(e: BaseException) -> str:
     return f"{type(e).__name__}: {msg[0][:200]}" if msg else type(e).__name__
 
 
-def _recover() -> None:
-    # A failed capture, launch or allocation must not take the rest of the run with it.
-    if torch.cuda.is_available():
-        try:
-            torch.cuda.synchronize()
-            torch.cuda.empty_cache()
-        except Exception:  # noqa: BLE001
-            pass
-
-
 def first_output(fns: Iterable[Callable], args: tuple):
     """The first reference expression that runs (fp8: _scaled_mm, else the dequantized torch path)."""
     for fn in fns:
         try:
             return fn(*args)
         except Exception:
-            _recover()
+            recover()
     return None
 
 
@@ -55,7 +45,7 @@ def check_output(fn: Callable, sets: Sequence[tuple], ref, tol: float, check: bo
     try:
         res["err"] = metrics.rel_err(fn(*sets[0]), ref)
     except Exception as e:  # noqa: BLE001 - any failure of one contender is reported, never fatal
-        _recover()
+        recover()
         return dict(res, status="error", note=short_error(e))
     return res if res["err"] <= tol else dict(res, status="FAIL")
 
@@ -66,11 +56,10 @@ def time_checked(fns: Dict[str, Callable], results: Dict[str, dict], sets: Seque
     try:
         times = timer([fns[name] for name in names], sets)
     except Exception as e:  # noqa: BLE001 - a replay that fails takes no number, and no run down
-        _recover()
+        recover()
         times = [e] * len(names)
     for name, t in zip(names, times):
-        if isinstance(t, BaseException):
-            _recover()
+        if isinstance(t, BaseException):  # the timer recovered right after it failed
             results[name].update(status="error", note=short_error(t))
         else:
             results[name]["us"] = t * 1e3
@@ -108,7 +97,7 @@ def eager_overheads(case: Case, compile: bool = True, shape=OVERHEAD_SHAPE) -> D
         try:
             out[e.name] = eager_overhead_us(e.fn, args)
         except Exception:  # noqa: BLE001
-            _recover()
+            recover()
             out[e.name] = None
     return out
 
@@ -156,7 +145,7 @@ def measure_ceilings(peaks: Iterable[str]) -> dict:
         try:
             out[key] = fn()
         except Exception as e:  # noqa: BLE001
-            _recover()
+            recover()
             print(f"ceiling {key}: not measured ({short_error(e)})", file=sys.stderr)
             out[key] = None
         torch.cuda.empty_cache()
@@ -199,7 +188,7 @@ def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True,
         try:
             rows.append(run_shape(case, suite, m, n, k, compile, timer))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory making inputs: this shape has no numbers
-            _recover()
+            recover()
             rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k),
                          "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k), "competitors": {},
                          "ours": {"status": "error", "us": None, "err": None, "note": short_error(e)}, "published": None})

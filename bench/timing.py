@@ -15,6 +15,17 @@ def rotation_sets(make: Callable[[], tuple], bytes_per_set: int, l2_bytes: int =
     return [make() for _ in range(n)]
 
 
+def recover() -> None:
+    """After a failed capture, launch or allocation: drain and free, so the next contender (and the
+    rest of the run) starts clean."""
+    if torch.cuda.is_available():
+        try:
+            torch.cuda.synchronize()
+            torch.cuda.empty_cache()
+        except Exception:  # noqa: BLE001
+            pass
+
+
 def _capture(fn: Callable, arg_sets: Sequence[tuple], calls: int) -> "torch.cuda.CUDAGraph":
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
@@ -53,7 +64,8 @@ def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: in
     def capture(fn):
         try:
             return _capture(fn, arg_sets, calls)
-        except Exception as e:  # noqa: BLE001 - reported per contender by the caller (which recovers)
+        except Exception as e:  # noqa: BLE001 - reported per contender by the caller
+            recover()  # before the next contender is captured
             return e
 
     if not interleave:
