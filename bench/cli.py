@@ -83,9 +83,11 @@ def build_cases(args: argparse.Namespace, device: str = "cuda") -> List[Case]:
     return cases
 
 
-def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=runner.graph_times_ms,
+def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=None,
         ceilings: Optional[dict] = None) -> List[str]:
-    """Measure every case on every planned suite, write the files, print each table; returns paths."""
+    """Measure every case on every planned suite, write the files, print each table; returns paths.
+    timer: default runner.graph_times_ms, interleaved when args.interleave."""
+    timer = timer or functools.partial(runner.graph_times_ms, interleave=args.interleave)
     torch.manual_seed(args.seed)
     env = report.environment(list(argv))
     if ceilings is None:
@@ -97,10 +99,9 @@ def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=
         overhead = runner.eager_overheads(case, compile=not args.no_compile)
         for suite, shapes in suites.plan(args.suite, args.shapes, args.quick):
             rows = runner.run_suite(case, suite, shapes, compile=not args.no_compile, timer=timer)
-            interleave = getattr(args, "interleave", False)
-            doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick, interleave=interleave),
+            doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick, interleave=args.interleave),
                                   suite, rows, env, ceilings, case.peak, overhead, runner.OVERHEAD_SHAPE)
-            stem = f"{suite}_{case.tag}{'_quick' if args.quick else ''}{'_interleaved' if interleave else ''}"
+            stem = f"{suite}_{case.tag}{'_quick' if args.quick else ''}{'_interleaved' if args.interleave else ''}"
             paths = report.write_all(args.out, stem, doc)
             print("\n" + report.markdown(doc), flush=True)
             print("wrote " + ", ".join(paths), flush=True)
@@ -117,6 +118,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if not torch.cuda.is_available() or not cutlass_gemm.configs.current_arch():
         print("python -m bench needs a GPU this cutlass_gemm build supports (SM90); none here.", file=sys.stderr)
         return 1
-    run(args, argv, cases, timer=functools.partial(runner.graph_times_ms, interleave=True) if args.interleave
-        else runner.graph_times_ms)
+    run(args, argv, cases)
     return 0

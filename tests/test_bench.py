@@ -261,7 +261,8 @@ def test_run_shape_fail_and_error(monkeypatch):
 
 
 def test_run_shape_times_contenders_together():
-    """Every contender that passed its check goes to ONE timer call (interleaved replays); a contender
+    """Every contender that passed its check goes to ONE timer call (one after the other, or
+    interleaved with --interleave); a contender
     whose capture fails there is an error with its message, the others keep their numbers."""
     calls = []
 
@@ -441,6 +442,20 @@ def test_run_end_to_end_cpu(tmp_path, monkeypatch, capsys):
     assert data["environment"]["command"].startswith("python -m bench --shapes 33,40,24")
     out = capsys.readouterr().out
     assert "| 33x40x24 |" in out and "geomean 1.00x" in out
+
+
+def test_interleaved_runs_are_kept_apart(tmp_path):
+    """--interleave (a diagnostic timing order) writes *_interleaved files, marks the config, and the
+    README table (bench.summary) leaves them out."""
+    from bench import summary
+
+    argv = ["--shapes", "16,32,64", "--no-compile", "--interleave", "--out", str(tmp_path)]
+    args = cli.parse_args(argv)
+    assert args.interleave and not cli.parse_args([]).interleave
+    cli.run(args, argv, cli.build_cases(args, "cpu"), timer=fake_timer,
+            ceilings={"bf16_tflops": 800.0, "fp8_tflops": 1400.0, "hbm_gbps": 4000.0, "method": {}})
+    data = json.loads((tmp_path / "custom_gemm_bf16_none_interleaved.json").read_text())
+    assert data["config"]["interleave"] is True and summary.rows(str(tmp_path)) == []
 
 
 def test_progress_fallback(monkeypatch, capsys):
