@@ -145,8 +145,8 @@ def test_cuda_graph_capture():
 def test_cuda_kernel_matches_eager_bitwise(granularity, out, in_dtype, shape, offset):
     """torch.ops.cutlass_gemm._quantize_fp8_rows_ (what quantize_fp8 runs on CUDA) equals the eager
     CUDA formulation bit for bit: zero and NaN rows, partial 128-groups, a row stride > cols; 16-byte
-    aligned rows take the vectorized kernel (a whole row in registers up to 32768 2-byte columns:
-    40000 takes the scalar one), offset rows the scalar one."""
+    aligned rows take the vectorized kernel (a whole row in registers up to 8192 2-byte columns,
+    longer rows read twice: 8256, 40000), offset rows the scalar one."""
     r, c = shape
     wide = _input(r, c + 40, torch.float32, "cuda").to(in_dtype)
     x = wide[:, offset:offset + c]  # unit column stride, row stride c + 40

@@ -102,8 +102,9 @@ __global__ void __launch_bounds__(kThreads) quantize_rows(const TIn* __restrict_
 
 // ---------------------------------------------------------------------------------------------
 // Vectorized path (16-byte loads of x, 8- or 4-byte stores of q): taken when x's rows are 16-byte
-// aligned and cols is a multiple of the vector. A whole-row group is held in registers between its
-// amax and its division (one read of x); 1x128 groups are read by 16 (2-byte x) or 32 (f32) lanes.
+// aligned and cols is a multiple of the vector. A whole-row group of up to 1024 vectors is held in
+// registers between its amax and its division (one read of x), a longer one is read twice; 1x128
+// groups are read by 16 (2-byte x) or 32 (f32) lanes.
 
 template <class TIn>
 struct Vec16 {
@@ -164,11 +165,13 @@ __device__ __forceinline__ void store_q(const float* v, float s, __nv_fp8_storag
     *reinterpret_cast<uint32_t*>(dst) = w[0];
 }
 
-constexpr int kRowRegs = 16;  // 16-byte vectors a thread holds: whole-row groups up to 256*16*16 bytes
-
-// kRegs: 16-byte vectors a thread holds for a whole-row group (4: rows up to 256*4*16 bytes, few
-// registers and several CTAs per SM; kRowRegs: up to 64 KB rows); 0: the 1x128 path, which holds
-// one vector (its own instantiation, so the row cache's registers do not limit its occupancy).
+// kRegs: 16-byte vectors a thread holds for a whole-row group: 4 (rows up to 256*4 vectors: one
+// read of x, 32-40 registers, several CTAs per SM); kStream (longer rows): no row cache, the row is
+// read twice, the second time mostly from L2 (a 64 KB row stays there while its CTA runs), so long
+// rows keep the short rows' occupancy instead of a 94-register cache at 2 CTAs per SM; 0: the 1x128
+// path, which holds one vector (its own instantiation, so no row cache limits its occupancy).
+constexpr int kRowRegs = 4;
+constexpr int kStream = -1;
 template <class TIn, __nv_fp8_interpretation_t kInterp, int kRegs>
 __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restrict__ x, int64_t cols, int64_t ldx,
                                                               __nv_fp8_storage_t* __restrict__ q,
@@ -181,7 +184,19 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
   const int64_t nvec = cols / kN;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   float v[kN];
-  if constexpr (kRegs > 0) {
+  if constexpr (kRegs == kStream) {
+    float m = 0.0f;
+    for (int64_t j = threadIdx.x; j < nvec; j += kThreads) {
+      unpack(__ldg(xr + j), x, v);
+#pragma unroll
+      for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
+    }
+    const float s = row_scale_of(m, inv_fmax, scale + r * scale_rs);
+    for (int64_t j = threadIdx.x; j < nvec; j += kThreads) {
+      unpack(__ldg(xr + j), x, v);
+      store_q<kN, kInterp>(v, s, qr + j * kN);
+    }
+  } else if constexpr (kRegs > 0) {
     uint4 cache[kRegs];
     float m = 0.0f;
 #pragma unroll
@@ -235,15 +250,14 @@ int launch(const QuantizeParams& p, cudaStream_t stream) {
   dim3 grid(static_cast<unsigned>(p.rows));
   constexpr int kN = Vec16<TIn>::kN;
   const bool vec = reinterpret_cast<uintptr_t>(x) % 16 == 0 && p.ldx % kN == 0 && p.cols % kN == 0 &&
-                   reinterpret_cast<uintptr_t>(q) % kN == 0 &&
-                   (p.group == 128 || p.cols <= int64_t(kRowRegs) * kThreads * kN);
-  const int regs = p.group == 128 ? 0 : (p.cols <= int64_t(4) * kThreads * kN ? 4 : kRowRegs);
+                   reinterpret_cast<uintptr_t>(q) % kN == 0;
+  const int regs = p.group == 128 ? 0 : (p.cols <= int64_t(kRowRegs) * kThreads * kN ? kRowRegs : kStream);
 #define CUTLASS_GEMM_QUANT_LAUNCH(KERNEL, ...) \
   KERNEL<__VA_ARGS__><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax)
 #define CUTLASS_GEMM_QUANT_VEC(INTERP)                                     \
   if (regs == 0) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, 0); \
-  else if (regs == 4) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, 4); \
-  else CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kRowRegs)
+  else if (regs == kRowRegs) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kRowRegs); \
+  else CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kStream)
   if (vec && e4m3) {
     CUTLASS_GEMM_QUANT_VEC(__NV_E4M3);
   } else if (vec) {
