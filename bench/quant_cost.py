@@ -17,8 +17,8 @@ and each M, in one run on the same inputs:
     quantize_fp8 (what Fp8Linear calls) takes the compiled path on CUDA in eager mode, the eager
     path inside CUDA graph capture, and is fused into the caller's graph under torch.compile.
 
-Method: GPU time per call from CUDA-graph replay (bench/timing.py: 20 back-to-back calls per
-graph, median of 15 replays, CUDA events), activations rotated across sets larger than L2 so no
+Method: GPU time per call from CUDA-graph replay (bench/timing.py: at least 20 back-to-back calls
+per graph, a replay of at least 1 ms, median of 15 replays, CUDA events), activations rotated across sets larger than L2 so no
 call reads the previous call's activation from L2 (the weight of every shape is larger than L2
 already). Graph replay removes host launch overhead, so this is the GPU cost; in eager mode each
 tiny kernel of the unfused paths also costs ~5 us of host time, which can hide behind the GEMM

@@ -38,9 +38,40 @@ def _capture(fn: Callable, arg_sets: Sequence[tuple], calls: int) -> "torch.cuda
     with torch.cuda.graph(g):
         for i in range(calls):
             fn(*arg_sets[i % len(arg_sets)])
-    for _ in range(3):
-        g.replay()
     return g
+
+
+# A replay shorter than this is dominated by the clock's ramp and the launch of the graph itself:
+# small shapes get more calls per graph (at most MAX_CALLS). Warm-up replays run for at least
+# WARM_MS so the power-limited clock settles before the first timed replay (run-to-run spread of
+# 10-20% at shapes of ~10 us with 3 short warm-up replays; notes/timing.md).
+MIN_REPLAY_MS = 1.0
+MAX_CALLS = 400
+WARM_MS = 25.0
+
+
+def _warm(g: "torch.cuda.CUDAGraph", calls: int) -> float:
+    """Replays g for at least WARM_MS (and 3 replays); returns the last replay's ms per call."""
+    spent, n, last = 0.0, 0, 0.0
+    while n < 3 or spent < WARM_MS:
+        last = _replay_ms(g, calls)
+        spent += last * calls
+        n += 1
+    return last
+
+
+def _steady_graph(fn: Callable, arg_sets: Sequence[tuple], calls: int) -> tuple:
+    """(graph, calls): captured with enough calls that one replay takes MIN_REPLAY_MS, warmed up."""
+    g = _capture(fn, arg_sets, calls)
+    per_call = _warm(g, calls)
+    if per_call * calls < MIN_REPLAY_MS and calls < MAX_CALLS:
+        more = min(MAX_CALLS, -(-int(MIN_REPLAY_MS / max(per_call, 1e-4)) // len(arg_sets)) * len(arg_sets))
+        if more > calls:
+            del g
+            calls = more
+            g = _capture(fn, arg_sets, calls)
+            _warm(g, calls)
+    return g, calls
 
 
 def _replay_ms(g: "torch.cuda.CUDAGraph", calls: int) -> float:
@@ -54,16 +85,17 @@ def _replay_ms(g: "torch.cuda.CUDAGraph", calls: int) -> float:
 
 def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15,
                    interleave: bool = False) -> List[Union[float, BaseException]]:
-    """Median milliseconds per call of each fn: its `calls` back-to-back calls captured in one CUDA
-    graph, replayed `replays` times after 3 warm-up replays. By default one contender after the
-    other, each in its own steady state (the usual method). interleave=True captures them all and
-    replays them in rounds (one replay of each per round): on the H200 that moved mid-size ratios
-    by up to 15% against us (the GPU's power-limited clock is then shared; notes/timing.md), so it
-    is a diagnostic, not the default. A fn that fails to warm up or capture gets its exception in
-    place of a time; the others are still timed."""
-    def capture(fn):
+    """Median milliseconds per call of each fn: at least `calls` back-to-back calls captured in one
+    CUDA graph (more for small problems, so a replay lasts MIN_REPLAY_MS), replayed `replays` times
+    after WARM_MS of warm-up replays. By default one contender after the other, each in its own
+    steady state (the usual method). interleave=True captures them all and replays them in rounds
+    (one replay of each per round): on the H200 that moved mid-size ratios by up to 15% against us
+    (the GPU's power-limited clock is then shared; notes/timing.md), so it is a diagnostic, not the
+    default. A fn that fails to warm up or capture gets its exception in place of a time; the
+    others are still timed."""
+    def steady(fn):
         try:
-            return _capture(fn, arg_sets, calls)
+            return _steady_graph(fn, arg_sets, calls)
         except Exception as e:  # noqa: BLE001 - reported per contender by the caller
             recover()  # before the next contender is captured
             return e
@@ -71,17 +103,17 @@ def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: in
     if not interleave:
         out: List[Union[float, BaseException]] = []
         for fn in fns:
-            g = capture(fn)
-            out.append(g if isinstance(g, BaseException) else statistics.median(_replay_ms(g, calls) for _ in range(replays)))
-            del g
+            gc = steady(fn)
+            out.append(gc if isinstance(gc, BaseException) else statistics.median(_replay_ms(*gc) for _ in range(replays)))
+            del gc
         return out
-    graphs = [capture(fn) for fn in fns]
+    graphs = [steady(fn) for fn in fns]
     times: List[List[float]] = [[] for _ in graphs]
     for _ in range(replays):
-        for g, t in zip(graphs, times):
-            if not isinstance(g, BaseException):
-                t.append(_replay_ms(g, calls))
-    out = [g if isinstance(g, BaseException) else statistics.median(t) for g, t in zip(graphs, times)]
+        for gc, t in zip(graphs, times):
+            if not isinstance(gc, BaseException):
+                t.append(_replay_ms(*gc))
+    out = [gc if isinstance(gc, BaseException) else statistics.median(t) for gc, t in zip(graphs, times)]
     del graphs
     return out
 
