@@ -74,30 +74,56 @@ def test_export(device):
     torch.testing.assert_close(ep.module()(x), model(x))
 
 
+# argv: package path, tests dir, device, "ours" | "plain". The plain control is a torch-only model in
+# a process that never imports cutlass_gemm: when it fails too, AOTInductor is broken in this
+# environment (on the H200 image with torch 2.11 loading a package segfaults inside the generated
+# wrapper's device-string parsing: notes/aoti.md), not our op.
 _AOTI_SCRIPT = """
-import sys, torch, cutlass_gemm
-sys.path.insert(0, sys.argv[2])
-from test_compile import Mlp
-model = Mlp(torch.bfloat16, "cuda")
-x = torch.randn(32, 256, device="cuda", dtype=torch.bfloat16)
+import sys, torch
+dev, kind = sys.argv[3], sys.argv[4]
+if kind == "ours":
+    import cutlass_gemm
+    sys.path.insert(0, sys.argv[2])
+    from test_compile import Mlp
+    model = Mlp(torch.bfloat16, dev)
+else:
+    model = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.SiLU(), torch.nn.Linear(512, 256)).to(dev, torch.bfloat16)
+x = torch.randn(32, 256, device=dev, dtype=torch.bfloat16)
 ep = torch.export.export(model, (x,))
+if kind == "ours":
+    assert any("cutlass_gemm" in str(n.target) for n in ep.graph.nodes)
 path = torch._inductor.aoti_compile_and_package(ep, package_path=sys.argv[1])
+print("compiled", flush=True)
 loaded = torch._inductor.aoti_load_package(path)
+print("loaded", flush=True)
 with torch.no_grad():
     torch.testing.assert_close(loaded(x), model(x))
-print("AOTI OK")
+print("AOTI OK", flush=True)
 """
 
 
-@pytest.mark.gpu
-@pytest.mark.xfail(reason="torch 2.11's AOTInductor runtime segfaults calling the stable-ABI custom op "
-                          "(seen on the H200, 2026-11-29); open work", strict=False)
-def test_aoti_package_round_trip(tmp_path):
-    """In a subprocess: a crash in the AOTI runtime fails this test instead of the whole run."""
+def _aoti_round_trip(tmp_path, device, kind):
     import os
     import subprocess
     import sys
 
-    r = subprocess.run([sys.executable, "-c", _AOTI_SCRIPT, str(tmp_path / "mlp.pt2"), os.path.dirname(__file__)],
-                       capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0 and "AOTI OK" in r.stdout, (r.returncode, r.stderr[-2000:])
+    return subprocess.run([sys.executable, "-c", _AOTI_SCRIPT, str(tmp_path / f"{kind}.pt2"), os.path.dirname(__file__),
+                           device, kind], capture_output=True, text=True, timeout=900)
+
+
+def _reached(r):
+    return ", ".join(s for s in ("compiled", "loaded", "AOTI OK") if s in r.stdout) or "nothing"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_aoti_package_round_trip(tmp_path, device):
+    """export -> aoti_compile_and_package -> aoti_load_package -> run, against eager, in subprocesses
+    (a crash fails or skips this test, not the run). Skipped, with the control's failure, only when
+    the same round trip of a torch-only model fails in this environment too."""
+    control = _aoti_round_trip(tmp_path, device, "plain")
+    if control.returncode != 0 or "AOTI OK" not in control.stdout:
+        last = (control.stderr.strip().splitlines() or [""])[-1]
+        pytest.skip(f"AOTInductor fails here without cutlass_gemm (torch-only model, rc={control.returncode}, "
+                    f"reached: {_reached(control)}): {last}")
+    r = _aoti_round_trip(tmp_path, device, "ours")
+    assert r.returncode == 0 and "AOTI OK" in r.stdout, (r.returncode, _reached(r), r.stderr[-2000:])
