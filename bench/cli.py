@@ -61,10 +61,15 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--quick", action="store_true", help="a few shapes per suite; files get a _quick suffix")
     ap.add_argument("--no-compile", action="store_true", help="skip the torch.compile competitor")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time every shape this many times on newly allocated inputs (contender order reversed "
+                         "every other round) and report each contender's median; 1 = once (notes/timing.md)")
     ap.add_argument("--interleave", action="store_true",
                     help="diagnostic: replay all contenders of a shape in interleaved rounds (notes/timing.md); "
                          "files get an _interleaved suffix")
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error(f"--rounds must be at least 1, got {args.rounds}")
     if args.suite is None:
         args.suite = [] if args.shapes else list(suites.SUITES)
     return args
@@ -98,8 +103,9 @@ def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=
     for case in cases:
         overhead = runner.eager_overheads(case, compile=not args.no_compile)
         for suite, shapes in suites.plan(args.suite, args.shapes, args.quick):
-            rows = runner.run_suite(case, suite, shapes, compile=not args.no_compile, timer=timer)
-            doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick, interleave=args.interleave),
+            rows = runner.run_suite(case, suite, shapes, compile=not args.no_compile, timer=timer, rounds=args.rounds)
+            doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick, interleave=args.interleave,
+                                       rounds=args.rounds),
                                   suite, rows, env, ceilings, case.peak, overhead, runner.OVERHEAD_SHAPE)
             stem = f"{suite}_{case.tag}{'_quick' if args.quick else ''}{'_interleaved' if args.interleave else ''}"
             paths = report.write_all(args.out, stem, doc)

@@ -4,6 +4,7 @@ The timer is a parameter (tests pass a fake one and run on CPU)."""
 
 from __future__ import annotations
 
+import statistics
 import sys
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -72,16 +73,38 @@ def time_one(timer: Timer, fn: Callable, sets: Sequence[tuple]) -> float:
     return t
 
 
-def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = True, timer: Timer = graph_times_ms) -> dict:
-    """One row: ours and each competitor on the same fresh, rotated inputs, checked, then timed."""
-    sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
+def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = True, timer: Timer = graph_times_ms,
+              rounds: int = 1) -> dict:
+    """One row: ours and each competitor on the same fresh, rotated inputs, checked, then timed.
+    rounds > 1: timed again on newly allocated random inputs, the contender order reversed every
+    other round; each time is the median over rounds (the per-round times are kept in "us_rounds")."""
+    make_sets = lambda: rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))  # noqa: E731
+    sets = make_sets()
     ref = first_output(case.reference_fns(m, n, k), sets[0])
     entries = case.entries(m, n, k, compile)
     results = {e.name: check_output(e.fn, sets, ref, case.tol, e.check) for e in entries}
-    time_checked({e.name: e.fn for e in entries}, results, sets, timer)
+    del ref
+    per_round: Dict[str, List[float]] = {e.name: [] for e in entries}
+    for r in range(rounds):
+        if r:
+            del sets
+            sets = make_sets()
+        order = entries if r % 2 == 0 else entries[::-1]
+        this = {e.name: dict(results[e.name]) for e in entries}
+        time_checked({e.name: e.fn for e in order}, this, sets, timer)
+        for name, res in this.items():
+            if res["us"] is not None:
+                per_round[name].append(res["us"])
+            elif res["status"] != results[name]["status"]:  # failed in this round: no number at all
+                results[name] = res
     for e in entries:
-        results[e.name]["note"] = "; ".join(x for x in (e.note, results[e.name]["note"]) if x)
-    del sets, ref
+        res = results[e.name]
+        if res["status"] == "ok" and per_round[e.name]:
+            res["us"] = statistics.median(per_round[e.name])
+            if rounds > 1:
+                res["us_rounds"] = per_round[e.name]
+        res["note"] = "; ".join(x for x in (e.note, res["note"]) if x)
+    del sets
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
     return {"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k),
@@ -180,13 +203,14 @@ def progress(total: int, desc: str):
     return tqdm(total=total, desc=desc, file=sys.stderr)
 
 
-def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True, timer: Timer = graph_times_ms) -> List[dict]:
+def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True, timer: Timer = graph_times_ms,
+              rounds: int = 1) -> List[dict]:
     bar = progress(len(shapes), f"{suite} {case.tag}")
     rows = []
     for m, n, k in shapes:
         bar.set_postfix_str(f"{m}x{n}x{k}")
         try:
-            rows.append(run_shape(case, suite, m, n, k, compile, timer))
+            rows.append(run_shape(case, suite, m, n, k, compile, timer, rounds))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory making inputs: this shape has no numbers
             recover()
             rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k),

@@ -280,6 +280,36 @@ def test_run_shape_times_contenders_together():
     assert all(row["competitors"][n]["us"] == 250.0 for n in names[2:])
 
 
+def test_run_shape_rounds_median_fresh_inputs_alternating_order():
+    """--rounds 3: three timer calls, each on newly made inputs, the contender order reversed in
+    the middle one; every time is the median of its rounds; a contender failing in any round gets
+    no number; the check runs once, before the first round."""
+    case = cases.GemmCase("bias_gelu", device="cpu")
+    names = [e.name for e in case.entries(16, 32, 64, False)]
+    seen, made = [], []
+    real = case.make
+    case.make = lambda m, n, k: made.append(1) or real(m, n, k)
+    fail_in = {1: names[-1]}  # the last contender fails in round 2 only
+
+    def timer(fns, sets):
+        r = len(seen)
+        order = [next(nm for nm in names if case_fns[nm] is fn) for fn in fns]
+        seen.append((order, len(made)))
+        return [RuntimeError("replay failed") if fail_in.get(r) == nm else 0.1 * (r + 1) + 0.01 * i
+                for i, nm in enumerate(order)]
+
+    entries = case.entries(16, 32, 64, False)
+    case_fns = {e.name: e.fn for e in entries}
+    case.entries = lambda *a, **k: entries
+    row = runner.run_shape(case, "custom", 16, 32, 64, compile=False, timer=timer, rounds=3)
+    assert len(seen) == 3 and seen[0][1] < seen[1][1] < seen[2][1]  # new inputs made before rounds 2 and 3
+    assert seen[0][0] == names and seen[1][0] == names[::-1] and seen[2][0] == names[:-1]
+    mid = 200.0 + 10 * (len(names) - 1)  # round 2 timed ours last
+    assert row["ours"]["us_rounds"] == pytest.approx([100.0, mid, 300.0]) and row["ours"]["us"] == pytest.approx(mid)
+    last = row["competitors"][names[-1]]
+    assert last["status"] == "error" and last["us"] is None and "replay failed" in last["note"]
+
+
 def test_run_suite_survives_a_shape(monkeypatch):
     case = cases.GemmCase("none", device="cpu")
     real = case.make
