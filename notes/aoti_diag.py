@@ -1,12 +1,9 @@
-"""AOTInductor round trip diagnosis (see notes/aoti.md). Each case runs in its own subprocess so a
-segfault is reported, with faulthandler's Python stack, instead of killing the run.
+"""AOTInductor round trip diagnosis (notes/aoti.md). Runs the round trip of tests/test_compile.py
+(_AOTI_SCRIPT: a torch-only model, then our Mlp; CPU, then CUDA where there is a GPU), each in its
+own subprocess with a SIGSEGV handler preloaded (notes/aoti_segv.c: a native backtrace, for images
+without gdb), and prints how far each got and the backtrace or the end of stderr.
 
-    python notes/aoti_diag.py            # on the H200; CPU-only machines run the CPU cases
-
-Cases: cpu   - CPU package: proxy executor -> dispatcher -> our Python CPU kernel (no stable ABI
-               kernel involved): isolates the proxy executor's argument marshalling.
-       cuda  - CUDA package, same graph: proxy executor -> the stable-ABI CUDA kernel.
-       cuda_same_process_loaded / _positional variants are in notes/aoti.md (manual).
+    python notes/aoti_diag.py
 """
 
 import os
@@ -14,44 +11,32 @@ import subprocess
 import sys
 import tempfile
 
-CASE = r"""
-import sys, faulthandler, torch, cutlass_gemm
-faulthandler.enable()
-sys.path.insert(0, sys.argv[3])
-from test_compile import Mlp
-dev = sys.argv[2]
-torch.manual_seed(0)
-model = Mlp(torch.bfloat16, dev)
-x = torch.randn(32, 256, device=dev, dtype=torch.bfloat16)
-ep = torch.export.export(model, (x,))
-path = torch._inductor.aoti_compile_and_package(ep, package_path=sys.argv[1])
-print("compiled", flush=True)
-loaded = torch._inductor.aoti_load_package(path)
-print("loaded", flush=True)
-with torch.no_grad():
-    got = loaded(x)
-    if dev == "cuda":
-        torch.cuda.synchronize()
-    print("ran", flush=True)
-    torch.testing.assert_close(got, model(x))
-print("AOTI OK", flush=True)
-"""
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.join(ROOT, "tests")
 
 
 def main() -> None:
+    sys.path.insert(0, TESTS)
     import torch
+    from test_compile import _AOTI_SCRIPT
 
-    tests = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests")
+    lib = os.path.join(tempfile.gettempdir(), "cutlass_gemm_aoti_segv.so")
+    built = subprocess.run(["gcc", "-shared", "-fPIC", "-O1", "-o", lib, os.path.join(ROOT, "notes", "aoti_segv.c")],
+                           capture_output=True, text=True).returncode == 0
+    env = dict(os.environ, LD_PRELOAD=lib) if built else dict(os.environ)
+    print(f"torch {torch.__version__}; native backtraces: {'on' if built else 'off (gcc failed)'}")
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    print(f"torch {torch.__version__}")
     for dev in devices:
-        with tempfile.TemporaryDirectory() as d:
-            r = subprocess.run([sys.executable, "-c", CASE, os.path.join(d, "m.pt2"), dev, tests],
-                               capture_output=True, text=True, timeout=900)
-        steps = [s for s in ("compiled", "loaded", "ran", "AOTI OK") if s in r.stdout]
-        print(f"[{dev}] rc={r.returncode} reached: {', '.join(steps) or 'nothing'}")
-        if r.returncode != 0:
-            print("\n".join(r.stderr.splitlines()[-40:]))
+        for kind in ("plain", "ours"):
+            with tempfile.TemporaryDirectory() as d:
+                r = subprocess.run([sys.executable, "-c", _AOTI_SCRIPT, os.path.join(d, "m.pt2"), TESTS, dev, kind],
+                                   capture_output=True, text=True, timeout=900, env=env)
+            steps = [s for s in ("compiled", "loaded", "AOTI OK") if s in r.stdout]
+            print(f"[{kind} {dev}] rc={r.returncode} reached: {', '.join(steps) or 'nothing'}", flush=True)
+            if r.returncode != 0:
+                err = r.stderr.splitlines()
+                i = next((j for j, line in enumerate(err) if "native backtrace" in line), None)
+                print("\n".join(err[i:i + 40] if i is not None else err[-25:]))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// LD_PRELOAD'ed: prints a native backtrace on SIGSEGV (no gdb on the device).
+// LD_PRELOAD'ed by notes/aoti_diag.py: prints a native backtrace on SIGSEGV (the H200 image has no gdb).
 #define _GNU_SOURCE
 #include <execinfo.h>
 #include <signal.h>
