@@ -3,6 +3,7 @@ calls (no host overhead on either side), inputs rotated across sets larger than 
 
 from __future__ import annotations
 
+import math
 import statistics
 from typing import Callable, List, Sequence, Union
 
@@ -65,7 +66,7 @@ def _steady_graph(fn: Callable, arg_sets: Sequence[tuple], calls: int) -> tuple:
     g = _capture(fn, arg_sets, calls)
     per_call = _warm(g, calls)
     if per_call * calls < MIN_REPLAY_MS and calls < MAX_CALLS:
-        more = min(MAX_CALLS, -(-int(MIN_REPLAY_MS / max(per_call, 1e-4)) // len(arg_sets)) * len(arg_sets))
+        more = min(MAX_CALLS, math.ceil(MIN_REPLAY_MS / max(per_call, 1e-4)))
         if more > calls:
             del g
             calls = more
