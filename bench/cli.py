@@ -16,6 +16,7 @@ import cutlass_gemm
 
 from . import report, runner, suites
 from .cases import DTYPES, EPILOGUES, SCALE_MODES, Case, make_case
+from .timing import replays_per_round
 
 DEFAULT_OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 ACCUMULATE = ("accurate", "fast")
@@ -63,7 +64,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--rounds", type=int, default=1,
                     help="time every shape this many times on newly allocated inputs (contender order reversed "
-                         "every other round) and report each contender's median; 1 = once (notes/timing.md)")
+                         "every other round; the 15 timed replays split between rounds, at least 5 each) and "
+                         "report each contender's median; 1 = once (notes/timing.md)")
     ap.add_argument("--interleave", action="store_true",
                     help="diagnostic: replay all contenders of a shape in interleaved rounds (notes/timing.md); "
                          "files get an _interleaved suffix")
@@ -92,7 +94,8 @@ def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=
         ceilings: Optional[dict] = None) -> List[str]:
     """Measure every case on every planned suite, write the files, print each table; returns paths.
     timer: default runner.graph_times_ms, interleaved when args.interleave."""
-    timer = timer or functools.partial(runner.graph_times_ms, interleave=args.interleave)
+    timer = timer or functools.partial(runner.graph_times_ms, interleave=args.interleave,
+                                       replays=replays_per_round(args.rounds))
     torch.manual_seed(args.seed)
     env = report.environment(list(argv))
     if ceilings is None:
@@ -105,7 +108,7 @@ def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=
         for suite, shapes in suites.plan(args.suite, args.shapes, args.quick):
             rows = runner.run_suite(case, suite, shapes, compile=not args.no_compile, timer=timer, rounds=args.rounds)
             doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick, interleave=args.interleave,
-                                       rounds=args.rounds),
+                                       rounds=args.rounds, replays_per_round=replays_per_round(args.rounds)),
                                   suite, rows, env, ceilings, case.peak, overhead, runner.OVERHEAD_SHAPE)
             stem = f"{suite}_{case.tag}{'_quick' if args.quick else ''}{'_interleaved' if args.interleave else ''}"
             paths = report.write_all(args.out, stem, doc)

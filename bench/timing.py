@@ -49,6 +49,14 @@ def _capture(fn: Callable, arg_sets: Sequence[tuple], calls: int) -> "torch.cuda
 MIN_REPLAY_MS = 1.0
 MAX_CALLS = 400
 WARM_MS = 25.0
+REPLAYS = 15  # timed replays per contender and shape, split across rounds (replays_per_round)
+MIN_ROUND_REPLAYS = 5
+
+
+def replays_per_round(rounds: int) -> int:
+    """Timed replays per round when a shape is timed in `rounds` rounds: REPLAYS split between them
+    (at least MIN_ROUND_REPLAYS each), so 3 rounds cost the same replays as one, plus warm-ups."""
+    return max(MIN_ROUND_REPLAYS, math.ceil(REPLAYS / max(rounds, 1)))
 
 
 def _warm(g: "torch.cuda.CUDAGraph", calls: int) -> float:
@@ -84,7 +92,7 @@ def _replay_ms(g: "torch.cuda.CUDAGraph", calls: int) -> float:
     return start.elapsed_time(end) / calls
 
 
-def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15,
+def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: int = 20, replays: int = REPLAYS,
                    interleave: bool = False) -> List[Union[float, BaseException]]:
     """Median milliseconds per call of each fn: at least `calls` back-to-back calls captured in one
     CUDA graph (more for small problems, so a replay lasts MIN_REPLAY_MS), replayed `replays` times
@@ -119,7 +127,7 @@ def graph_times_ms(fns: Sequence[Callable], arg_sets: Sequence[tuple], calls: in
     return out
 
 
-def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, replays: int = 15) -> float:
+def graph_time_ms(fn: Callable, arg_sets: Sequence[tuple], calls: int = 20, replays: int = REPLAYS) -> float:
     """Median milliseconds per call of one fn (graph_times_ms of one contender); raises its error."""
     (t,) = graph_times_ms([fn], arg_sets, calls, replays)
     if isinstance(t, BaseException):

@@ -310,6 +310,11 @@ def test_run_shape_rounds_median_fresh_inputs_alternating_order():
     assert last["status"] == "error" and last["us"] is None and "replay failed" in last["note"]
 
 
+def test_rounds_split_the_timed_replays():
+    """--rounds N times 15 replays in all, split between rounds, at least 5 per round."""
+    assert [timing.replays_per_round(r) for r in (1, 2, 3, 4, 5)] == [15, 8, 5, 5, 5]
+
+
 def test_run_suite_survives_a_shape(monkeypatch):
     case = cases.GemmCase("none", device="cpu")
     real = case.make
