@@ -35,6 +35,11 @@ class Epilogue:
     def activation(self) -> str:
         return "gelu_tanh" if self.gelu else "none"
 
+    @property
+    def fused(self) -> bool:
+        """The selection table's epilogue class (configs.EPILOGUE_CLASSES): an activation or a residual."""
+        return self.gelu or self.residual
+
     def label(self, head: str, gelu: bool = True) -> str:
         """The unfused torch pipeline, e.g. 'addmm+gelu+add' (gelu=False: head already applies it)."""
         return "+".join([head] + ["gelu"] * (self.gelu and gelu) + ["add"] * self.residual)
@@ -212,7 +217,7 @@ class GemmCase(Case):
         return metrics.bytes_moved(m, n, k, es, es, es if self.ep.bias else 0, self.ep.residual)
 
     def kernel(self, m, n, k):
-        return selected_kernel(m, n, k, self.dtype)
+        return selected_kernel(m, n, k, self.dtype, fused=self.ep.fused)
 
     def describe(self):
         return dict(super().describe(), dtype=self.dtype_name)
@@ -278,7 +283,8 @@ class ScaledMMCase(Case):
 
     def kernel(self, m, n, k):
         mode = "blockwise" if self.scale == "blockwise" else "tensor_row_col"  # the kernel table's scale modes
-        return selected_kernel(m, n, k, FP8, out_dtype=torch.bfloat16, scale=mode, accumulate=self.accumulate)
+        return selected_kernel(m, n, k, FP8, out_dtype=torch.bfloat16, scale=mode, accumulate=self.accumulate,
+                               fused=self.ep.fused)
 
     def published(self, m, n, k):
         tf = suites.deepgemm_floor(m, n, k) if self.scale == "blockwise" else None

@@ -10,14 +10,19 @@
 
 namespace cutlass_gemm {
 
+// The calls a rule serves (configs.py EPILOGUE_CLASSES): a call is fused when it applies an
+// activation or adds a residual, else plain.
+enum class EpilogueClass : int64_t { kAny = 0, kPlain = 1, kFused = 2 };
+
 // One selection rule: for a problem family (arch, dtypes, scale, accum), the first rule whose
-// M/N/K ranges (inclusive) hold the problem names the kernel. Mirrors configs.py's RULE_FIELDS.
+// M/N/K ranges (inclusive) hold the problem and whose epilogue class takes the call names the
+// kernel. Mirrors configs.py's RULE_FIELDS.
 struct Rule {
-  int64_t arch, a, b, out, scale, accum;
+  int64_t arch, a, b, out, scale, accum, epilogue;
   int64_t m_lo, m_hi, n_lo, n_hi, k_lo, k_hi;
   int64_t kernel;
 };
-constexpr int kRuleFields = 13;
+constexpr int kRuleFields = 14;
 
 struct Family {
   int arch;
@@ -29,9 +34,10 @@ struct Family {
 // Replaces the rule table (called by the Python registry at import and on every change).
 void set_rules(std::vector<Rule> rules);
 
-// The kernel for a problem: the first matching rule whose kernel is compiled, else the first
-// compiled kernel of the family in table order; -1 when the build has none for the family.
-int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k);
+// The kernel for a problem (`fused`: its epilogue applies an activation or adds a residual): the
+// first matching rule whose kernel is compiled, else the first compiled kernel of the family in
+// table order; -1 when the build has none for the family.
+int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused);
 
 // The accumulation mode of the kernels that serve a request (kernel_table.resolve_accum): the
 // family's own when `f.arch` has kernels of it, else kF32 when the arch accumulates that family in

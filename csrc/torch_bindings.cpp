@@ -176,8 +176,10 @@ int arch_of(const Tensor& t, const char* op) {
   return info.arch;
 }
 
-// The kernel for this call: `config` if given (validated), else the selection table.
-int choose_kernel(const char* op, const std::string& config, const Family& f, int64_t m, int64_t n, int64_t k) {
+// The kernel for this call: `config` if given (validated), else the selection table (`fused`: the
+// call applies an activation or adds a residual).
+int choose_kernel(const char* op, const std::string& config, const Family& f, int64_t m, int64_t n, int64_t k,
+                  bool fused) {
   if (!config.empty()) {
     int id = find_kernel(config);  // existence and family were checked by validation
     const KernelInfo& ki = kKernels[id];
@@ -189,7 +191,7 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
                    std::to_string(ki.arch) + "a)");
     return id;
   }
-  int id = select_kernel(f, m, n, k);
+  int id = select_kernel(f, m, n, k, fused);
   if (id < 0)
     fail(op, "no kernel for sm_" + std::to_string(f.arch) + " " + dtype_name(to_scalar_type(f.a)) + " -> " +
                  dtype_name(to_scalar_type(f.out)) + " is compiled into this build (CUTLASS_GEMM_ARCHS)");
@@ -449,7 +451,7 @@ Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor
   if (!a.is_cuda()) fail(op, "expected CUDA tensors, got a on " + device_str(a));
   torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
   fam.arch = arch_of(a, op);
-  const int id = choose_kernel(op, config, fam, c.m, c.n, c.k);
+  const int id = choose_kernel(op, config, fam, c.m, c.n, c.k, c.act != Activation::kNone || residual.has_value());
   GemmParams p;
   p.alpha = float(alpha);
   p.beta = float(beta);
@@ -567,7 +569,7 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
   torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
   fam.arch = arch_of(a, op);
   fam.accum = resolve_accum(fam);  // SM100: FP8 accumulates in FP32 in either mode
-  const int id = choose_kernel(op, config, fam, m, n, k);
+  const int id = choose_kernel(op, config, fam, m, n, k, c.act != Activation::kNone || residual.has_value());
 
   GemmParams p;
   p.beta = float(beta);
@@ -602,9 +604,11 @@ void set_selection_table(Tensor rules) {
   std::vector<Rule> out(rules.size(0));
   for (int64_t i = 0; i < rules.size(0); ++i) {
     const int64_t* r = data + i * kRuleFields;
-    out[i] = Rule{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12]};
-    STD_TORCH_CHECK(r[12] >= 0 && r[12] < kNumKernels, "cutlass_gemm._set_selection_table: kernel id ", r[12],
+    out[i] = Rule{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]};
+    STD_TORCH_CHECK(r[13] >= 0 && r[13] < kNumKernels, "cutlass_gemm._set_selection_table: kernel id ", r[13],
                     " out of range");
+    STD_TORCH_CHECK(r[6] >= 0 && r[6] <= int64_t(EpilogueClass::kFused),
+                    "cutlass_gemm._set_selection_table: epilogue class ", r[6], " out of range");
   }
   set_rules(std::move(out));
 }
@@ -697,10 +701,10 @@ void quantize_fp8_rows(Tensor x, Tensor q, Tensor scale, int64_t group) {
 // The op's selection for a family on an arch, without a GPU (tests compare it with
 // configs.explain): resolve_accum, then select_kernel. Enum arguments are kernel_table indices.
 int64_t select_for(int64_t arch, int64_t a, int64_t b, int64_t out, int64_t scale, int64_t accum, int64_t m, int64_t n,
-                   int64_t k) {
+                   int64_t k, bool fused) {
   Family f{int(arch), DType(a), DType(b), DType(out), ScaleMode(scale), Accum(accum)};
   f.accum = resolve_accum(f);
-  return select_kernel(f, m, n, k);
+  return select_kernel(f, m, n, k, fused);
 }
 
 }  // namespace
@@ -721,7 +725,7 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_kernel_table_hash() -> int");
   m.def("_device_arch(int device) -> int");
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
-  m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k) -> int");
+  m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k, bool fused=False) -> int");
   m.def("_quantize_fp8_rows_(Tensor x, Tensor(a!) q, Tensor(b!) scale, int group) -> ()");
 }
 

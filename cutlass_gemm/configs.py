@@ -6,10 +6,15 @@ This module owns the table it reads: user rules first, then tuned rules from a c
 then the shipped defaults. It flattens them and pushes them to C++ at import and on every
 change. `explain()` reproduces the C++ decision from the same table.
 
-A rule names a kernel and inclusive M/N/K ranges; the kernel fixes the problem family
-(arch, dtypes, scale mode, accumulation). The first rule of the family whose ranges hold the
-problem and whose kernel is compiled wins; if none does, the first compiled kernel of the
-family (in kernel_table.py order) runs.
+A rule names a kernel, inclusive M/N/K ranges and the epilogues it serves; the kernel fixes the
+problem family (arch, dtypes, scale mode, accumulation). The first rule of the family whose
+ranges hold the problem, whose epilogue class takes the call and whose kernel is compiled wins;
+if none does, the first compiled kernel of the family (in kernel_table.py order) runs.
+
+Epilogue classes: a call is "fused" when it applies an activation or adds a residual (a longer
+epilogue, which favours ping-pong tiles that hide one tile's epilogue under the next tile's
+mainloop), else "plain" (bias alone included). A rule serves "any" call (the default), only
+"plain" or only "fused" ones.
 """
 
 from __future__ import annotations
@@ -25,7 +30,10 @@ import torch
 from . import kernel_table as kt
 
 INF = 2**62
-RULE_FIELDS = ("arch", "a", "b", "out", "scale", "accum", "m_lo", "m_hi", "n_lo", "n_hi", "k_lo", "k_hi", "kernel")
+RULE_FIELDS = ("arch", "a", "b", "out", "scale", "accum", "epilogue", "m_lo", "m_hi", "n_lo", "n_hi", "k_lo", "k_hi",
+               "kernel")
+# A rule's epilogue class, in the order of the C++ enum `cutlass_gemm::EpilogueClass` (registry.h).
+EPILOGUE_CLASSES = ("any", "plain", "fused")
 CONFIG_FILE_ENV = "CUTLASS_GEMM_CONFIG_FILE"
 
 
@@ -35,17 +43,23 @@ class Rule:
     m: Tuple[int, int] = (1, INF)
     n: Tuple[int, int] = (1, INF)
     k: Tuple[int, int] = (0, INF)
+    epilogue: str = "any"
 
     def __post_init__(self):
         if self.kernel not in kt.KERNEL_IDS:
             raise ValueError(f"cutlass_gemm.configs: unknown kernel '{self.kernel}'; see cutlass_gemm.configs.kernels()")
+        if self.epilogue not in EPILOGUE_CLASSES:
+            raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected epilogue one of "
+                             f"{', '.join(EPILOGUE_CLASSES)}, got {self.epilogue!r}")
         for axis in ("m", "n", "k"):
             lo, hi = getattr(self, axis)
             if not (0 <= lo <= hi):
                 raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected 0 <= {axis}_lo <= {axis}_hi, got ({lo}, {hi})")
 
-    def holds(self, m: int, n: int, k: int) -> bool:
-        return self.m[0] <= m <= self.m[1] and self.n[0] <= n <= self.n[1] and self.k[0] <= k <= self.k[1]
+    def holds(self, m: int, n: int, k: int, fused: bool = False) -> bool:
+        """Whether the rule takes an (m, n, k) call with a fused (activation/residual) epilogue or not."""
+        return (self.m[0] <= m <= self.m[1] and self.n[0] <= n <= self.n[1] and self.k[0] <= k <= self.k[1]
+                and self.epilogue in ("any", "fused" if fused else "plain"))
 
     @property
     def spec(self) -> kt.Kernel:
@@ -56,8 +70,9 @@ DEFAULT_RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "d
 
 
 def rule_from_dict(d: object) -> Rule:
-    """A rule from its JSON form {"kernel": name, "m": [lo, hi], "n": ..., "k": ...} (hi null = no
-    bound; a missing axis = every value), or ValueError saying what is wrong with it."""
+    """A rule from its JSON form {"kernel": name, "m": [lo, hi], "n": ..., "k": ..., "epilogue": ...}
+    (hi null = no bound; a missing axis = every value; a missing epilogue = "any"), or ValueError
+    saying what is wrong with it."""
     if not isinstance(d, dict) or not isinstance(d.get("kernel"), str):
         raise ValueError(f"expected an object with a 'kernel' name, got {d!r}")
 
@@ -69,7 +84,7 @@ def rule_from_dict(d: object) -> Rule:
                              f"bound), got {v!r}")
         return v[0], INF if v[1] is None else v[1]
 
-    return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0))
+    return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0), d.get("epilogue", "any"))
 
 
 def _load_default_rules(path: str = DEFAULT_RULES_FILE) -> Tuple[Rule, ...]:
@@ -105,9 +120,11 @@ def compiled_kernels() -> List[str]:
     return [k.name for k, on in zip(kt.KERNELS, mask) if on]
 
 
-def add_rule(kernel: str, m: Tuple[int, int] = (1, INF), n: Tuple[int, int] = (1, INF), k: Tuple[int, int] = (0, INF)) -> None:
-    """Route problems in these inclusive ranges of the kernel's family to `kernel` (highest priority)."""
-    rule = Rule(kernel, tuple(m), tuple(n), tuple(k))
+def add_rule(kernel: str, m: Tuple[int, int] = (1, INF), n: Tuple[int, int] = (1, INF), k: Tuple[int, int] = (0, INF),
+             epilogue: str = "any") -> None:
+    """Route problems in these inclusive ranges of the kernel's family to `kernel` (highest priority);
+    epilogue "plain" or "fused" limits the rule to calls without / with an activation or residual."""
+    rule = Rule(kernel, tuple(m), tuple(n), tuple(k), epilogue)
     with _lock:
         _user_rules.insert(0, rule)
     push()
@@ -143,13 +160,13 @@ def save(path: str, rules_: Optional[Iterable[Rule]] = None) -> None:
 
 
 def flatten(rule_list: Sequence[Rule]) -> torch.Tensor:
-    """The int64 [R, 13] table the C++ op reads (RULE_FIELDS, enums as indices into kernel_table)."""
+    """The int64 [R, 14] table the C++ op reads (RULE_FIELDS, enums as indices into kernel_table)."""
     rows = []
     for r in rule_list:
         s = r.spec
         rows.append([
             s.arch, kt.DTYPES.index(s.a), kt.DTYPES.index(s.b), kt.DTYPES.index(s.out),
-            kt.SCALE_MODES.index(s.scale), kt.ACCUMS.index(s.accum),
+            kt.SCALE_MODES.index(s.scale), kt.ACCUMS.index(s.accum), EPILOGUE_CLASSES.index(r.epilogue),
             r.m[0], r.m[1], r.n[0], r.n[1], r.k[0], r.k[1], kt.KERNEL_IDS[r.kernel],
         ])
     return torch.tensor(rows, dtype=torch.int64).reshape(-1, len(RULE_FIELDS))
@@ -186,13 +203,14 @@ class Decision:
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
             arch: Optional[int] = None, b_dtype: Optional[torch.dtype] = None, scale: str = "none",
-            accumulate: str = "accurate") -> Decision:
+            accumulate: str = "accurate", fused: bool = False) -> Decision:
     """The kernel the op picks for an (M, N, K) problem, and why, from the same table as C++.
 
     16-bit gemm: explain(m, n, k, torch.bfloat16). FP8 scaled_mm: explain(m, n, k,
     torch.float8_e4m3fn, scale="tensor_row_col" | "blockwise", accumulate="accurate" | "fast").
     `arch` (90 or 100) defaults to the current GPU's, else the first built arch (90 in the default
-    build): explain(..., arch=100) shows the Blackwell choice on any machine.
+    build): explain(..., arch=100) shows the Blackwell choice on any machine. fused=True: the call
+    applies an activation or adds a residual (rules can differ for such epilogues).
     """
     from ._validate import dtype_key
 
@@ -211,7 +229,7 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     with _lock:
         tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
     for i, (r, src) in enumerate(tagged):
-        if r.spec.family == family and r.holds(m, n, k) and mask[kt.KERNEL_IDS[r.kernel]]:
+        if r.spec.family == family and r.holds(m, n, k, fused) and mask[kt.KERNEL_IDS[r.kernel]]:
             return Decision(r.kernel, f"rule {i} ({src})")
     for kk, on in zip(kt.KERNELS, mask):
         if on and kk.family == family:

@@ -155,6 +155,16 @@ def test_configs_explain_and_rules():
         assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90).kernel == at48
     finally:
         configs.clear_rules()
+    # An epilogue-limited rule serves only its class of calls; "any" (the default) serves both.
+    configs.add_rule(forced, m=(40, 60), epilogue="fused")
+    try:
+        assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90, fused=True).kernel == forced
+        assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90).kernel == at48
+        with pytest.raises(ValueError, match="expected epilogue one of any, plain, fused"):
+            configs.add_rule(forced, epilogue="gelu")
+        assert configs.rule_from_dict({"kernel": forced, "epilogue": "plain"}).epilogue == "plain"
+    finally:
+        configs.clear_rules()
     # A family with one kernel and no rule falls back to it.
     d = configs.explain(16, 64, 64, torch.bfloat16, torch.float32, arch=90)
     assert d.kernel == "sm90_bf16_f32out_t128x128x64_c1x1_coop" and d.reason == "family fallback"

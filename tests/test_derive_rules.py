@@ -34,7 +34,7 @@ def test_global_ladder_takes_the_geomean_best_per_m_and_merges_steps():
         t[(16, n, k)] = {SMALL: 10.0, MID: 12.0, BIG: 20.0}
         t[(64, n, k)] = {SMALL: 11.0, MID: 12.0, BIG: 20.0}
         t[(2048, n, k)] = {SMALL: 90.0, MID: 60.0, BIG: 50.0}
-    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
     assert rules == [{"kernel": SMALL, "m": [1, 362]}, {"kernel": BIG, "m": [363, None]}]
 
 
@@ -42,7 +42,7 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (16, 1024, 1024): {SMALL: 10.0, MID: 12.0},
          (16, 57344, 8192): {SMALL: 12.0, MID: 10.0}, (2048, 57344, 8192): {SMALL: 90.0, MID: 60.0},
          (2048, 8192, 8192): {SMALL: 90.0, MID: 60.0}, (2048, 1024, 1024): {SMALL: 90.0, MID: 60.0}}
-    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
     assert rules[0] == {"kernel": MID, "m": [1, None], "n": [57344, 57344], "k": [8192, 8192]}
     assert rules[1:] == [{"kernel": SMALL, "m": [1, 181]}, {"kernel": MID, "m": [182, None]}]
     for (m, n, k), us in t.items():  # every measured shape now gets its best kernel
@@ -55,12 +55,12 @@ def test_a_shape_measured_several_times_counts_once_with_median_times():
     last run alone, or the mean, would pick MID)."""
     runs = [{(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}}, {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}},
             {(16, 8192, 8192): {SMALL: 30.0, MID: 12.0}}]
-    fam = dr._rows_by_family([_sweep(t) for t in runs])["sm90 bf16"]
+    fam = dr._rows_by_family([_sweep(t) for t in runs])[("sm90 bf16", "any")]
     assert fam["rows"] == [(16, 8192, 8192, {MID: 12.0, SMALL: 10.0})]
     assert dr.derive_family(fam["rows"], 0.03) == [{"kernel": SMALL, "m": [1, None]}]
     twice = _sweep({(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}})
     twice["rows"].append({"m": 16, "n": 8192, "k": 8192, "us": {SMALL: 14.0, MID: None}})
-    assert dr._rows_by_family([twice])["sm90 bf16"]["rows"] == [(16, 8192, 8192, {MID: 12.0, SMALL: 12.0})]
+    assert dr._rows_by_family([twice])[("sm90 bf16", "any")]["rows"] == [(16, 8192, 8192, {MID: 12.0, SMALL: 12.0})]
 
 
 def test_sweeps_of_one_family_from_two_gpus_are_refused():
@@ -73,17 +73,17 @@ def test_sweeps_of_one_family_from_two_gpus_are_refused():
 
 def test_within_tolerance_no_per_nk_rules():
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 10.2}, (16, 1024, 1024): {SMALL: 10.2, MID: 10.0}}
-    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
     assert len(rules) == 1 and "n" not in rules[0]
 
 
 def test_untimed_kernels_are_ignored_and_an_m_with_no_common_kernel_is_an_error():
     t = {(16, 8192, 8192): {SMALL: None, MID: 12.0}, (16, 1024, 1024): {SMALL: 9.0, MID: 12.0}}
-    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])["sm90 bf16"]["rows"], 0.03)
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
     assert dr.choose(rules, 16, 8192, 8192) == MID  # SMALL failed its check there: never chosen
     bad = {(16, 8192, 8192): {SMALL: 9.0}, (16, 1024, 1024): {MID: 12.0}}
     with pytest.raises(SystemExit, match="M = 16"):
-        dr.derive_family(dr._rows_by_family([_sweep(bad)])["sm90 bf16"]["rows"], 0.03)
+        dr.derive_family(dr._rows_by_family([_sweep(bad)])[("sm90 bf16", "any")]["rows"], 0.03)
 
 
 def test_derive_replaces_only_the_swept_families(tmp_path):
@@ -91,10 +91,10 @@ def test_derive_replaces_only_the_swept_families(tmp_path):
         current = json.load(fh)
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0}}
     doc, report = dr.derive([_sweep(t)], current, 0.03)
-    labels = [f["family"] for f in doc["families"]]
-    assert labels == [f["family"] for f in current["families"]]  # replaced in place
+    key = lambda f: (f["family"], f.get("epilogue", "any"))  # noqa: E731
+    assert [key(f) for f in doc["families"]] == [key(f) for f in current["families"]]  # replaced in place
     for old, new in zip(current["families"], doc["families"]):
-        assert (new == old) == (old["family"] != "sm90 bf16")
+        assert (new == old) == (key(old) != ("sm90 bf16", "any"))
     assert "sm90 bf16: 2 rules from 2 shapes" in report[0]
     sweep = tmp_path / "s.json"
     sweep.write_text(json.dumps(_sweep(t)))
@@ -104,6 +104,23 @@ def test_derive_replaces_only_the_swept_families(tmp_path):
     assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out), "--check"]).returncode == 1
     assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out)]).returncode == 0
     assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out), "--check"]).returncode == 0
+
+
+def test_a_fused_epilogue_sweep_gives_fused_rules_ahead_of_the_family():
+    """A sweep timed with GELU + residual yields the family's "fused" entry, placed before its rules
+    for any epilogue (which would otherwise win first), every rule tagged; the other entries stay."""
+    current = {"families": [{"family": "sm90 f16", "rules": []}, {"family": "sm90 bf16", "rules": [{"kernel": SMALL, "m": [1, None]}]}]}
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0}}
+    fused = dict(_sweep(t), case={"op": "gemm", "epilogue": "bias_gelu_residual"})
+    doc, report = dr.derive([fused], current, 0.03)
+    assert [(f["family"], f.get("epilogue")) for f in doc["families"]] == \
+        [("sm90 f16", None), ("sm90 bf16", "fused"), ("sm90 bf16", None)]
+    assert doc["families"][2] == current["families"][1]
+    assert doc["families"][1]["rules"] and all(r["epilogue"] == "fused" for r in doc["families"][1]["rules"])
+    assert "sm90 bf16 (fused epilogue): 2 rules from 2 shapes" in report[0]
+    assert dr.epilogue_class(dict(case={"epilogue": "bias"})) == "any" and dr.epilogue_class({}) == "any"
+    again, _ = dr.derive([fused], doc, 0.03)  # re-deriving replaces the fused entry in place
+    assert again == doc
 
 
 def test_unknown_kernel_in_a_sweep_is_an_error():

@@ -246,3 +246,32 @@ def test_bad_scheduler_knob_is_a_clear_error(name, value, expected):
             "cutlass_gemm.gemm(a, a)\n")
     r = subprocess.run([sys.executable, "-c", code], env={**os.environ, name: value}, capture_output=True, text=True)
     assert r.returncode != 0 and expected in r.stderr, r.stderr[-2000:]
+
+
+@pytest.mark.skipif(GPU_ARCH != 90, reason="SM90 kernel names")
+def test_fused_epilogue_rules_reach_the_op():
+    """A rule limited to fused epilogues (activation or residual) decides those calls in the op, and
+    only those: the launched kernel's schedule, read from the profiler, follows the epilogue class."""
+    from torch.profiler import ProfilerActivity, profile
+
+    m = n = k = 1024
+    pp, coop = "sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_bf16_t128x128x64_c1x1_coop"
+    p = make_problem(m, n, k, torch.bfloat16, DEV)
+    res = torch.randn(m, n, device=DEV, dtype=torch.bfloat16)
+
+    def schedule(**kw) -> str:
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            cutlass_gemm.gemm(p.a, p.b, **kw)
+            torch.cuda.synchronize()
+        names = [e.name for e in prof.events() if "device_kernel" in e.name]
+        assert len(names) == 1, names
+        return "pingpong" if "Pingpong" in names[0] else "coop" if "Cooperative" in names[0] else names[0]
+
+    configs.add_rule(coop, m=(m, m), n=(n, n), k=(k, k))
+    configs.add_rule(pp, m=(m, m), n=(n, n), k=(k, k), epilogue="fused")
+    try:
+        assert configs.explain(m, n, k, fused=True).kernel == pp and configs.explain(m, n, k).kernel == coop
+        assert schedule() == "coop" and schedule(bias=p.b[0]) == "coop"  # bias alone: plain
+        assert schedule(activation="gelu") == "pingpong" and schedule(residual=res) == "pingpong"
+    finally:
+        configs.clear_rules()

@@ -7,6 +7,7 @@ so on an SM100 GPU they exercise these kernels on hardware.
 """
 
 import glob
+import itertools
 import os
 import shutil
 import subprocess
@@ -220,7 +221,7 @@ FAMILIES = [  # (dtype, b_dtype, out_dtype, scale, accumulate)
 MS = [1, 16, 64, 65, 128, 129, 256, 257, 1024, 1025, 4096, 100000]
 
 
-def _cpp_select(arch, fam, m, n, k):
+def _cpp_select(arch, fam, m, n, k, fused=False):
     from cutlass_gemm._validate import dtype_key
 
     dtype, b_dtype, out_dtype, scale, accumulate = fam
@@ -231,7 +232,7 @@ def _cpp_select(arch, fam, m, n, k):
     accum = "f32" if not fp8 else ("promoted" if scale == "blockwise" or accumulate == "accurate" else "fast")
     return torch.ops.cutlass_gemm._select_kernel(
         arch, kt.DTYPES.index(a), kt.DTYPES.index(b), kt.DTYPES.index(out), kt.SCALE_MODES.index(scale),
-        kt.ACCUMS.index(accum), m, n, k)
+        kt.ACCUMS.index(accum), m, n, k, fused)
 
 
 @pytest.mark.parametrize("arch", [90, 100])
@@ -240,12 +241,13 @@ def test_selection_stays_on_its_arch(arch, fam):
     if arch not in BUILT_ARCHS:
         pytest.skip(f"sm{arch} not built")
     dtype, b_dtype, out_dtype, scale, accumulate = fam
-    for m in MS:
-        for n, k in ((8192, 8192), (7168, 2048), (1000, 512)):
+    for m, fused in itertools.product(MS, (False, True)):
+        for n, k in ((8192, 8192), (7168, 2048), (1000, 512), (57344, 8192)):
             d = configs.explain(m, n, k, dtype, out_dtype=out_dtype, arch=arch, b_dtype=b_dtype, scale=scale,
-                                accumulate=accumulate)
+                                accumulate=accumulate, fused=fused)
             assert kt.KERNELS[kt.KERNEL_IDS[d.kernel]].arch == arch, f"sm{arch} chose {d}"
-            assert _cpp_select(arch, fam, m, n, k) == kt.KERNEL_IDS[d.kernel], f"C++ and explain differ at M={m}"
+            assert _cpp_select(arch, fam, m, n, k, fused) == kt.KERNEL_IDS[d.kernel], \
+                f"C++ and explain differ at M={m}, fused={fused}"
 
 
 def test_shipped_sm90_rules_are_what_the_committed_sweeps_give():

@@ -12,6 +12,10 @@ family forced by name, same run). Per family this writes, in priority order:
    (its time / the best time) over that M's shapes.
 
 M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative).
+A sweep timed with an activation or a residual (`bench.sweep --epilogue bias_gelu_residual`) gives
+the family's "fused" rules, which only calls with such an epilogue read (configs.EPILOGUE_CLASSES);
+they are written as their own entry just before the family's other rules, and every other sweep
+gives rules for any epilogue.
 A shape measured several times (two suites, or the same family swept twice: pass both files)
 counts once, with each kernel's median time, so one noisy run moves the rules less.
 Families the inputs cover are replaced in the output file; the others are kept as they are.
@@ -66,8 +70,17 @@ def check_sweep(sw: object, where: str) -> None:
                              f"{{kernel: microseconds or null}}, got {row!r}"[:400])
 
 
-def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
-    """label -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped).
+FUSED_PARTS = ("gelu", "relu", "silu", "residual")  # bench/cases.py epilogue names: bias_gelu_residual, ...
+
+
+def epilogue_class(sw: dict) -> str:
+    """"fused" for a sweep timed with an activation or a residual in the epilogue, else "any"."""
+    ep = str((sw.get("case") or {}).get("epilogue", "none"))
+    return "fused" if any(p in ep.split("_") for p in FUSED_PARTS) else "any"
+
+
+def _rows_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dict]:
+    """(label, epilogue class) -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped).
     A shape measured more than once (in two suites of one sweep, or in repeated sweeps) becomes one
     row: each kernel's median time over the measurements that timed it."""
     fams = _measurements_by_family(sweeps)
@@ -78,10 +91,11 @@ def _rows_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
     return fams
 
 
-def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
-    """label -> {"measured": {(m, n, k): {kernel: [us, ...]}}, "sources": [...]}, in first-seen order."""
-    fams: Dict[str, dict] = {}
+def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dict]:
+    """(label, epilogue class) -> {"measured": {(m, n, k): {kernel: [us, ...]}}, "sources": [...]}, in first-seen order."""
+    fams: Dict[Tuple[str, str], dict] = {}
     for sw in sweeps:
+        ep = epilogue_class(sw)
         for row in sw["rows"]:
             us = {name: t for name, t in row["us"].items() if t is not None and t > 0}
             by_label: Dict[str, Dict[str, float]] = {}
@@ -90,7 +104,7 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[str, dict]:
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
                 by_label.setdefault(kt.KERNELS[kt.KERNEL_IDS[name]].family_label, {})[name] = t
             for label, times in by_label.items():
-                f = fams.setdefault(label, {"measured": {}, "sources": [], "gpu": sw.get("gpu")})
+                f = fams.setdefault((label, ep), {"measured": {}, "sources": [], "gpu": sw.get("gpu")})
                 if sw.get("gpu") != f["gpu"]:  # medians across GPUs would tune for neither
                     raise SystemExit(f"derive_rules: {label}: expected every sweep of a family from one GPU, got "
                                      f"{f['gpu']!r} and {sw.get('gpu')!r} ({sw.get('path', 'a sweep')})")
@@ -152,23 +166,32 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float) -> Tuple[dic
     fams = _rows_by_family(sweeps)
     doc = json.loads(json.dumps(current))
     report = []
-    for label, f in fams.items():
+    for (label, ep), f in fams.items():
         rules = derive_family(f["rows"], tolerance)
+        if ep != "any":
+            rules = [dict(r, epilogue=ep) for r in rules]
         entry = {"family": label,
                  "source": f"tools/derive_rules.py --tolerance {tolerance} from bench/sweep.py: " + "; ".join(f["sources"]),
                  "rules": rules}
-        idx = next((i for i, e in enumerate(doc["families"]) if e["family"] == label), None)
-        if idx is None:
-            doc["families"].append(entry)
-        else:
+        if ep != "any":
+            entry = {"family": label, "epilogue": ep, **{k: v for k, v in entry.items() if k != "family"}}
+        key = lambda e: (e["family"], e.get("epilogue", "any"))  # noqa: E731
+        idx = next((i for i, e in enumerate(doc["families"]) if key(e) == (label, ep)), None)
+        if idx is not None:
             doc["families"][idx] = entry
+        elif ep != "any":  # before the family's rules for any epilogue, which would otherwise win first
+            at = next((i for i, e in enumerate(doc["families"]) if key(e) == (label, "any")), len(doc["families"]))
+            doc["families"].insert(at, entry)
+        else:
+            doc["families"].append(entry)
+        name = label if ep == "any" else f"{label} ({ep} epilogue)"
         losses = []
         for m, n, k, t in f["rows"]:
             got = choose(rules, m, n, k)
             losses.append(t[got] / min(t.values()) if got in t else math.inf)
             if losses[-1] > 1 + tolerance:
-                report.append(f"  {label} {m}x{n}x{k}: {got} is {100 * (losses[-1] - 1):.1f}% behind the best")
-        report.insert(0, f"{label}: {len(rules)} rules from {len(f['rows'])} shapes; chosen / best geomean "
+                report.append(f"  {name} {m}x{n}x{k}: {got} is {100 * (losses[-1] - 1):.1f}% behind the best")
+        report.insert(0, f"{name}: {len(rules)} rules from {len(f['rows'])} shapes; chosen / best geomean "
                          f"{_geomean(losses):.3f}, worst {max(losses):.3f}")
     return doc, report
 
