@@ -6,6 +6,8 @@
 #   (_scaled_mm + gelu + add). odd: the shapes no tile divides (fallback paths), same competitors.
 # compile: square gemm bias_gelu_residual with the torch.compile max-autotune column (minutes per
 #   shape, so one suite; it rewrites that suite's files with the extra column).
+# Every shape is timed in ROUNDS rounds (default 3) on new inputs, the contender order reversed every
+# other round, median per contender (python -m bench --rounds; notes/timing.md).
 # Parts fit one 10-minute call each on the H200. On a machine that got a copied tree, name the
 # commit: CUTLASS_GEMM_COMMIT=<sha> bash bench/regenerate.sh
 set -euo pipefail
@@ -13,22 +15,23 @@ cd "$(dirname "$0")/.."
 OUT="${1:-bench/results}"
 shift || true
 PARTS="${*:-core fused odd compile}"
+R="--rounds ${ROUNDS:-3}"
 for part in $PARTS; do
   case "$part" in
     core)
-      python -m bench --suite square,llama3_70b --op gemm --epilogue none,bias_gelu_residual --no-compile --out "$OUT"
-      python -m bench --suite square,llama3_70b --op scaled_mm --scale tensor,row --accumulate accurate,fast --epilogue bias --no-compile --out "$OUT"
-      python -m bench --suite deepseek_v3 --op scaled_mm --scale blockwise --accumulate accurate --epilogue none --no-compile --out "$OUT"
+      python -m bench --suite square,llama3_70b --op gemm --epilogue none,bias_gelu_residual --no-compile $R --out "$OUT"
+      python -m bench --suite square,llama3_70b --op scaled_mm --scale tensor,row --accumulate accurate,fast --epilogue bias --no-compile $R --out "$OUT"
+      python -m bench --suite deepseek_v3 --op scaled_mm --scale blockwise --accumulate accurate --epilogue none --no-compile $R --out "$OUT"
       ;;
     fused)
-      python -m bench --suite square,llama3_70b --op scaled_mm --scale row --accumulate accurate --epilogue bias_gelu_residual --no-compile --out "$OUT"
+      python -m bench --suite square,llama3_70b --op scaled_mm --scale row --accumulate accurate --epilogue bias_gelu_residual --no-compile $R --out "$OUT"
       ;;
     odd)
-      python -m bench --suite odd --op gemm --epilogue bias_gelu_residual --no-compile --out "$OUT"
-      python -m bench --suite odd --op scaled_mm --scale row --accumulate accurate --epilogue bias --no-compile --out "$OUT"
+      python -m bench --suite odd --op gemm --epilogue bias_gelu_residual --no-compile $R --out "$OUT"
+      python -m bench --suite odd --op scaled_mm --scale row --accumulate accurate --epilogue bias --no-compile $R --out "$OUT"
       ;;
     compile)
-      python -m bench --suite square --op gemm --epilogue bias_gelu_residual --out "$OUT"
+      python -m bench --suite square --op gemm --epilogue bias_gelu_residual $R --out "$OUT"
       ;;
     *)
       echo "regenerate.sh: unknown part '$part' (expected core, fused, odd or compile)" >&2
