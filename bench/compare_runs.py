@@ -1,17 +1,21 @@
 """Reproducibility of bench results: two result folders of the same suites, ratio by ratio.
 
-    python -m bench.compare_runs OLD_DIR NEW_DIR [--tolerance 0.05]
+    python -m bench.compare_runs OLD_DIR NEW_DIR [--tolerance 0.05] [--from-rounds]
 
 For every (suite, configuration) JSON in both folders: each competitor's geomean and each shape's
 ratio (our speedup over that competitor), old vs new, as a relative change. Prints the worst
 changes and how many fall within the tolerance; exits 1 if any geomean moved more than it.
-No torch import.
+--from-rounds: recompute every ratio from the per-round times ("us_rounds", `--rounds N` runs) as
+the geometric mean of the per-round ratios (what runner.run_shape reports since session 7), so
+runs written with the earlier median aggregation compare on the same footing; the geomeans are
+then the geomeans of those per-shape ratios. No torch import.
 """
 
 from __future__ import annotations
 
 import argparse
 import glob
+import math
 import os
 import sys
 from typing import List, Optional
@@ -23,13 +27,39 @@ else:  # python bench/compare_runs.py
     from summary import load_result
 
 
-def compare(old_dir: str, new_dir: str):
+def _geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def round_ratio(ours: dict, comp: dict) -> Optional[float]:
+    """Geometric mean over rounds of comp / ours, from the rounds both timed (None without them)."""
+    o, c = ours.get("us_rounds"), comp.get("us_rounds")
+    if not o or not c or len(o) != len(c):
+        return None
+    return _geomean([x / y for x, y in zip(c, o)])
+
+
+def _from_rounds(doc: dict) -> dict:
+    """doc with each competitor's ratio recomputed from the rounds and the summary's geomeans from those."""
+    by_comp = {}
+    for r in doc["rows"]:
+        for comp, c in (r.get("competitors") or {}).items():
+            c["ratio"] = round_ratio(r.get("ours") or {}, c)
+            if c["ratio"]:
+                by_comp.setdefault(comp, []).append(c["ratio"])
+    doc["summary"] = {comp: {"n": len(v), "geomean": _geomean(v)} for comp, v in by_comp.items()}
+    return doc
+
+
+def compare(old_dir: str, new_dir: str, from_rounds: bool = False):
     geo, shapes = [], []
     for path in sorted(glob.glob(os.path.join(old_dir, "*.json"))):
         name = os.path.basename(path)
         a, b = load_result(path), load_result(os.path.join(new_dir, name))
         if a is None or b is None:
             continue
+        if from_rounds:
+            a, b = _from_rounds(a), _from_rounds(b)
         for comp, s in a["summary"].items():
             t = b["summary"].get(comp)
             if s.get("n") and t and t.get("n"):
@@ -50,8 +80,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("old")
     ap.add_argument("new")
     ap.add_argument("--tolerance", type=float, default=0.05)
+    ap.add_argument("--from-rounds", action="store_true",
+                    help="ratios as the geometric mean of per-round ratios (needs --rounds N runs)")
     args = ap.parse_args(argv)
-    geo, shapes = compare(args.old, args.new)
+    geo, shapes = compare(args.old, args.new, args.from_rounds)
     if not geo:
         print("bench.compare_runs: no result JSON present in both folders", file=sys.stderr)
         return 2

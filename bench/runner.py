@@ -4,7 +4,7 @@ The timer is a parameter (tests pass a fake one and run on CPU)."""
 
 from __future__ import annotations
 
-import statistics
+import math
 import sys
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
 
@@ -77,7 +77,9 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
               rounds: int = 1) -> dict:
     """One row: ours and each competitor on the same fresh, rotated inputs, checked, then timed.
     rounds > 1: timed again on newly allocated random inputs, the contender order reversed every
-    other round; each time is the median over rounds (the per-round times are kept in "us_rounds")."""
+    other round; each time is the geometric mean over rounds (the per-round times are kept in
+    "us_rounds"), so a ratio of two times is the geometric mean of the per-round ratios: each round
+    times the contenders back to back, which pairs them against the card's slow clock drift."""
     make_sets = lambda: rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))  # noqa: E731
     sets = make_sets()
     ref = first_output(case.reference_fns(m, n, k), sets[0])
@@ -86,9 +88,10 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     del ref
     per_round: Dict[str, List[float]] = {e.name: [] for e in entries}
     for r in range(rounds):
-        if r:
+        if r:  # made before the old sets are freed, so the caching allocator cannot hand back the same blocks
+            new_sets = make_sets()
             del sets
-            sets = make_sets()
+            sets, new_sets = new_sets, None
         order = entries if r % 2 == 0 else entries[::-1]
         this = {e.name: dict(results[e.name]) for e in entries}
         time_checked({e.name: e.fn for e in order}, this, sets, timer)
@@ -100,7 +103,8 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     for e in entries:
         res = results[e.name]
         if res["status"] == "ok" and per_round[e.name]:
-            res["us"] = statistics.median(per_round[e.name])
+            ts = per_round[e.name]
+            res["us"] = ts[0] if len(ts) == 1 else geomean(ts)
             if rounds > 1:
                 res["us_rounds"] = per_round[e.name]
         res["note"] = "; ".join(x for x in (e.note, res["note"]) if x)
@@ -110,6 +114,10 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     return {"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k),
             "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k),
             "ours": results.pop(OURS), "competitors": results, "published": case.published(m, n, k)}
+
+
+def geomean(xs: Sequence[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def eager_overheads(case: Case, compile: bool = True, shape=OVERHEAD_SHAPE) -> Dict[str, Optional[float]]:

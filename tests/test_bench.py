@@ -280,9 +280,9 @@ def test_run_shape_times_contenders_together():
     assert all(row["competitors"][n]["us"] == 250.0 for n in names[2:])
 
 
-def test_run_shape_rounds_median_fresh_inputs_alternating_order():
+def test_run_shape_rounds_geomean_fresh_inputs_alternating_order():
     """--rounds 3: three timer calls, each on newly made inputs, the contender order reversed in
-    the middle one; every time is the median of its rounds; a contender failing in any round gets
+    the middle one; every time is the geometric mean of its rounds; a contender failing in any round gets
     no number; the check runs once, before the first round."""
     case = cases.GemmCase("bias_gelu", device="cpu")
     names = [e.name for e in case.entries(16, 32, 64, False)]
@@ -305,7 +305,8 @@ def test_run_shape_rounds_median_fresh_inputs_alternating_order():
     assert len(seen) == 3 and seen[0][1] < seen[1][1] < seen[2][1]  # new inputs made before rounds 2 and 3
     assert seen[0][0] == names and seen[1][0] == names[::-1] and seen[2][0] == names[:-1]
     mid = 200.0 + 10 * (len(names) - 1)  # round 2 timed ours last
-    assert row["ours"]["us_rounds"] == pytest.approx([100.0, mid, 300.0]) and row["ours"]["us"] == pytest.approx(mid)
+    assert row["ours"]["us_rounds"] == pytest.approx([100.0, mid, 300.0])
+    assert row["ours"]["us"] == pytest.approx((100.0 * mid * 300.0) ** (1 / 3))
     last = row["competitors"][names[-1]]
     assert last["status"] == "error" and last["us"] is None and "replay failed" in last["note"]
 
@@ -547,3 +548,21 @@ def test_compare_runs_flags_a_moved_geomean(tmp_path):
     assert compare_runs.main([str(old), str(same)]) == 0
     assert compare_runs.main([str(old), str(moved)]) == 1
     assert compare_runs.main([str(old), str(tmp_path)]) == 2  # nothing in common
+
+
+def test_compare_runs_from_rounds_uses_the_paired_round_ratios(tmp_path):
+    """--from-rounds: each ratio is the geometric mean of the per-round ratios, whatever "ratio" says."""
+    from bench import compare_runs
+
+    def doc(ours, comp):
+        return {"suite": "custom", "config": {"title": "t"}, "summary": {"c": {"geomean": 9.0, "n": 1}},
+                "rows": [{"m": 1, "n": 2, "k": 3, "ours": {"us_rounds": ours},
+                          "competitors": {"c": {"ratio": 9.0, "us_rounds": comp}}}]}
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d, rounds in ((old, ([10.0, 20.0, 40.0], [10.0, 20.0, 40.0])), (new, ([10.0, 10.0, 10.0], [20.0, 10.0, 5.0]))):
+        d.mkdir()
+        (d / "x.json").write_text(json.dumps(doc(*rounds)))
+    geo, shapes = compare_runs.compare(str(old), str(new), from_rounds=True)
+    assert shapes[0][4:] == pytest.approx((1.0, 1.0)) and geo[0][0] == pytest.approx(0.0)  # 2 * 1 * 0.5 -> 1
+    assert compare_runs.round_ratio({"us_rounds": [1.0]}, {}) is None
