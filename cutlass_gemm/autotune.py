@@ -142,22 +142,31 @@ def _family_kernels(dtype: torch.dtype, scale: str, accumulate: str, arch: int) 
 CHECK_TOL = {"16bit": 2e-2, "fp8": 1e-1}
 
 
-def _inputs(m: int, n: int, k: int, dtype: torch.dtype, scale: str):
-    """(call(cfg) -> output, float32 reference, tolerance) on fresh random inputs."""
+# The epilogue a fused tune times: the longest one (bias, GELU, residual), as bench.sweep's fused sweeps.
+FUSED_EPILOGUE = dict(activation="gelu_tanh")
+
+
+def _inputs(m: int, n: int, k: int, dtype: torch.dtype, scale: str, fused: bool = False):
+    """(call(cfg) -> output, float32 reference, tolerance) on fresh random inputs; fused: with bias,
+    GELU and a residual in the epilogue."""
+    from ._reference import gemm_reference, scaled_mm_reference
+
     dev = "cuda"
+    out = dtype if dtype in (torch.bfloat16, torch.float16) else torch.bfloat16
+    ep = dict(bias=torch.randn(n, device=dev, dtype=out), residual=torch.randn(m, n, device=dev, dtype=out),
+              **FUSED_EPILOGUE) if fused else {}
     if dtype in (torch.bfloat16, torch.float16):
         a = torch.randn(m, k, device=dev, dtype=dtype)
         b = torch.randn(n, k, device=dev, dtype=dtype) * k ** -0.5
-        ref = a.float() @ b.float().t()
-        return (lambda cfg: configs_call_gemm(a, b, cfg)), ref, CHECK_TOL["16bit"]
-    from ._reference import scaled_mm_reference
+        ref = gemm_reference(a, b, **ep, cast_output=False)
+        return (lambda cfg: configs_call_gemm(a, b, cfg, ep)), ref, CHECK_TOL["16bit"]
     from .quantize import quantize_fp8
 
     ga, gb = ("1x128", "128x128") if scale == "blockwise" else ("row", "row")
     a8, sa = quantize_fp8(torch.randn(m, k, device=dev), ga)
     b8, sb = quantize_fp8(torch.randn(n, k, device=dev) * k ** -0.5, gb)
-    ref = scaled_mm_reference(a8, b8, sa, sb, cast_output=False)  # dequantized float32 matmul
-    return (lambda cfg: configs_call_scaled(a8, b8, sa, sb, cfg)), ref, CHECK_TOL["fp8"]
+    ref = scaled_mm_reference(a8, b8, sa, sb, **ep, cast_output=False)  # dequantized float32 matmul
+    return (lambda cfg: configs_call_scaled(a8, b8, sa, sb, cfg, ep)), ref, CHECK_TOL["fp8"]
 
 
 def _rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
@@ -165,31 +174,44 @@ def _rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
     return err if err == err else float("inf")  # NaN counts as wrong
 
 
-def configs_call_gemm(a, b, cfg):
-    return torch.ops.cutlass_gemm.gemm.default(a, b, config=cfg)
+def configs_call_gemm(a, b, cfg, ep=None):
+    ep = ep or {}
+    return torch.ops.cutlass_gemm.gemm.default(a, b, ep.get("bias"), ep.get("residual"),
+                                               activation=ep.get("activation", "none"), config=cfg)
 
 
-def configs_call_scaled(a8, b8, sa, sb, cfg):
+def configs_call_scaled(a8, b8, sa, sb, cfg, ep=None):
+    ep = ep or {}
     # accumulate follows the forced kernel's family
     accumulate = "fast" if "_fast_" in cfg else "accurate"
-    return torch.ops.cutlass_gemm.scaled_mm.default(a8, b8, sa, sb, accumulate=accumulate, config=cfg)
+    return torch.ops.cutlass_gemm.scaled_mm.default(a8, b8, sa, sb, ep.get("bias"), ep.get("residual"),
+                                                    activation=ep.get("activation", "none"), accumulate=accumulate,
+                                                    config=cfg)
 
 
-def rules_from_winners(winners: Dict[Tuple[int, int], Dict[int, str]]) -> List[configs.Rule]:
+def rules_from_winners(winners: Dict[Tuple[int, int], Dict[int, str]], epilogue: str = "any") -> List[configs.Rule]:
     """Per (N, K): the M ladder of the winners (cutlass_gemm.ladder: split at geometric midpoints
-    between tuned Ms, equal neighbours merged), as tools/derive_rules.py builds the shipped rules."""
+    between tuned Ms, equal neighbours merged), as tools/derive_rules.py builds the shipped rules;
+    every rule serves the calls of `epilogue` (configs.EPILOGUE_CLASSES)."""
     rules = []
     for (n, k), by_m in winners.items():
         for name, (lo, hi) in ladder(by_m):
-            rules.append(configs.Rule(name, m=(lo, configs.INF if hi is None else hi), n=(n, n), k=(k, k)))
+            rules.append(configs.Rule(name, m=(lo, configs.INF if hi is None else hi), n=(n, n), k=(k, k),
+                                      epilogue=epilogue))
     return rules
 
 
 def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bfloat16, *, scale: str = "tensor_row_col",
-         accumulate: str = "accurate", timer: Optional[Timer] = None, save: bool = True,
+         accumulate: str = "accurate", epilogue: str = "plain", timer: Optional[Timer] = None, save: bool = True,
          path: Optional[str] = None, verbose: bool = False) -> List[configs.Rule]:
     """Time every compiled kernel of the family on each (M, N, K); install the winners as tuned
-    rules (replacing earlier tuned rules for the same family and (N, K)) and save the cache."""
+    rules (replacing earlier tuned rules for the same family, (N, K) and epilogue) and save the cache.
+
+    epilogue "plain" (default): timed without an epilogue, the rules serve calls without an
+    activation or residual; "fused": timed with bias + GELU + residual, the rules serve calls with
+    an activation or a residual (the best tile differs: configs.EPILOGUE_CLASSES)."""
+    if epilogue not in ("plain", "fused"):
+        raise ValueError(f"cutlass_gemm.tune: expected epilogue 'plain' or 'fused', got {epilogue!r}")
     if torch.compiler.is_compiling():
         raise RuntimeError("cutlass_gemm.tune: not inside a compiled graph; tune before compiling")
     if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():
@@ -202,7 +224,7 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
         raise RuntimeError(f"cutlass_gemm.tune: no compiled kernel for {dtype} ({scale}, {accumulate})")
     winners: Dict[Tuple[int, int], Dict[int, str]] = {}
     for m, n, k in shapes:
-        call, ref, tol = _inputs(m, n, k, dtype, scale)
+        call, ref, tol = _inputs(m, n, k, dtype, scale, fused=epilogue == "fused")
         ok = []
         for c in cands:
             err = _rel_err(call(c.name), ref)
@@ -219,12 +241,13 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
         winners.setdefault((n, k), {})[m] = best
         if verbose:
             print(f"{m}x{n}x{k}: {best} " + " ".join(f"{nm}={t * 1e3:.1f}us" for nm, t in sorted(times.items())))
-    new = rules_from_winners(winners)
+    new = rules_from_winners(winners, epilogue)
     families = {r.spec.family for r in new}
     nks = set(winners)
     with configs._lock:
         kept = [r for r in configs._tuned_rules if not (r.spec.family in families and (r.n[0], r.k[0]) in nks
-                                                         and r.n[0] == r.n[1] and r.k[0] == r.k[1])]
+                                                         and r.n[0] == r.n[1] and r.k[0] == r.k[1]
+                                                         and r.epilogue == epilogue)]
         configs._tuned_rules[:] = new + kept
         tuned = list(configs._tuned_rules)
     configs.push()
@@ -290,7 +313,7 @@ def atomic_write_json(path: str, data: object) -> None:
 
 
 def _rule_key(r: configs.Rule):
-    return (r.spec.family, r.n, r.k)
+    return (r.spec.family, r.n, r.k, r.epilogue)
 
 
 def _parse(data: object) -> List[configs.Rule]:

@@ -261,7 +261,7 @@ def test_tune_survives_an_unwritable_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "fake GPU")
     monkeypatch.setattr(configs, "current_arch", lambda: 90)
     ref = torch.ones(2, 2)
-    monkeypatch.setattr(tune, "_inputs", lambda m, n, k, dtype, scale: ((lambda cfg: ref), ref, 1e-3))
+    monkeypatch.setattr(tune, "_inputs", lambda m, n, k, dtype, scale, fused=False: ((lambda cfg: ref), ref, 1e-3))
     monkeypatch.setattr(tune, "_family_kernels", lambda *a: [configs.Rule(KERNELS[0]).spec])
     with pytest.warns(UserWarning, match="could not save the tuned cache"):
         rules = tune.tune([(16, 640, 320)], torch.bfloat16, timer=lambda fn: 1.0)

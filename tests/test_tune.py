@@ -52,6 +52,26 @@ def test_cache_round_trip_and_rejections(tmp_path, monkeypatch):
         configs.clear_rules()
 
 
+def test_tuned_rules_carry_their_epilogue_class():
+    """A plain tune's rules leave fused calls to the other rules (the shipped fused ones), and the
+    reverse; the cache keeps both for one (N, K)."""
+    w = {(640, 320): {64: "sm90_bf16_t128x128x64_c1x1_coop"}}
+    plain, fused = tune.rules_from_winners(w, "plain"), tune.rules_from_winners(w, "fused")
+    assert [r.epilogue for r in plain + fused] == ["plain", "fused"]
+    assert tune._rule_key(plain[0]) != tune._rule_key(fused[0])
+    with configs._lock:
+        configs._tuned_rules[:] = plain
+    configs.push()
+    try:
+        shipped_fused = configs.explain(64, 640, 320, torch.bfloat16, arch=90, fused=True)
+        assert configs.explain(64, 640, 320, torch.bfloat16, arch=90).reason.endswith("(tuned)")
+        assert not shipped_fused.reason.endswith("(tuned)")
+    finally:
+        configs.clear_rules()
+    with pytest.raises(ValueError, match="expected epilogue 'plain' or 'fused', got 'gelu'"):
+        cutlass_gemm.tune([(16, 64, 64)], epilogue="gelu")
+
+
 @pytest.mark.skipif(bool(GPU_ARCH), reason="checks the no-GPU error")
 def test_tune_needs_a_gpu():
     with pytest.raises(RuntimeError, match="needs an SM90/SM100 GPU"):
@@ -85,6 +105,12 @@ def test_tune_on_gpu(tmp_path, monkeypatch, capsys):
         assert us < 15, f"graph_timer: {us:.1f} us per call of a 16x1024x512 bf16 GEMM"
         rules = cutlass_gemm.tune([(64, 2048, 1024)], torch.float8_e4m3fn, scale="blockwise")
         assert rules[0].spec.scale == "blockwise"
+        # A fused tune: timed with bias + GELU + residual (each candidate checked against the
+        # reference with them), its rules serve fused calls only.
+        fused = cutlass_gemm.tune([(1024, 1024, 512)], torch.bfloat16, epilogue="fused")
+        assert [r.epilogue for r in fused] == ["fused"]
+        assert configs.explain(1024, 1024, 512, torch.bfloat16, fused=True).kernel == fused[0].kernel
+        assert configs.explain(1024, 1024, 512, torch.bfloat16).kernel == winners["1024x1024x512"]
     finally:
         configs.clear_rules()
 
@@ -98,7 +124,10 @@ def test_tune_never_times_or_installs_a_wrong_kernel(monkeypatch):
     ref = torch.randn(8, 16)
     wrong = {bad.name}
 
-    def inputs(m, n, k, dtype, scale):
+    seen_fused = []
+
+    def inputs(m, n, k, dtype, scale, fused=False):
+        seen_fused.append(fused)
         return (lambda cfg: ref + (1.0 if cfg in wrong else 1e-4) * torch.randn_like(ref)), ref, tune.CHECK_TOL["16bit"]
 
     timed = []
@@ -112,6 +141,11 @@ def test_tune_never_times_or_installs_a_wrong_kernel(monkeypatch):
         with pytest.warns(UserWarning, match="sm90_bf16_t64x128x64_c1x1_pingpong on 8x4096x4096: relative error"):
             rules = tune.tune([(8, 4096, 4096)], save=False, timer=lambda fn: timed.append(fn) or 1.0)
         assert [r.kernel for r in rules] == [good.name] and len(timed) == 1
+        assert [r.epilogue for r in rules] == ["plain"] and seen_fused == [False]
+        with pytest.warns(UserWarning):  # a fused tune times the fused epilogue and installs fused rules
+            fused = tune.tune([(8, 4096, 4096)], save=False, timer=lambda fn: 1.0, epilogue="fused")
+        assert [r.epilogue for r in fused] == ["fused"] and seen_fused[-1] is True
+        assert {r.epilogue for r in configs._tuned_rules} == {"plain", "fused"}  # one did not replace the other
         wrong.add(good.name)
         with pytest.raises(RuntimeError, match="no kernel of the family is within"), pytest.warns(UserWarning):
             tune.tune([(8, 2048, 4096)], save=False, timer=lambda fn: 1.0)
