@@ -170,11 +170,9 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float) -> Tuple[dic
         rules = derive_family(f["rows"], tolerance)
         if ep != "any":
             rules = [dict(r, epilogue=ep) for r in rules]
-        entry = {"family": label,
+        entry = {"family": label, **({"epilogue": ep} if ep != "any" else {}),
                  "source": f"tools/derive_rules.py --tolerance {tolerance} from bench/sweep.py: " + "; ".join(f["sources"]),
                  "rules": rules}
-        if ep != "any":
-            entry = {"family": label, "epilogue": ep, **{k: v for k, v in entry.items() if k != "family"}}
         key = lambda e: (e["family"], e.get("epilogue", "any"))  # noqa: E731
         idx = next((i for i, e in enumerate(doc["families"]) if key(e) == (label, ep)), None)
         if idx is not None:
