@@ -85,7 +85,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = ap.parse_args(argv)
     geo, shapes = compare(args.old, args.new, args.from_rounds)
     if not geo:
-        print("bench.compare_runs: no result JSON present in both folders", file=sys.stderr)
+        what = ("no ratio with per-round times in both folders (--from-rounds needs runs made with --rounds N)"
+                if args.from_rounds else "no result JSON present in both folders")
+        print(f"bench.compare_runs: {what}", file=sys.stderr)
         return 2
     tol = args.tolerance
     print(f"geomeans: {sum(g[0] <= tol for g in geo)} of {len(geo)} within {tol:.0%} (worst {geo[0][0]:.1%}: "

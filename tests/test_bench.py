@@ -566,3 +566,7 @@ def test_compare_runs_from_rounds_uses_the_paired_round_ratios(tmp_path):
     geo, shapes = compare_runs.compare(str(old), str(new), from_rounds=True)
     assert shapes[0][4:] == pytest.approx((1.0, 1.0)) and geo[0][0] == pytest.approx(0.0)  # 2 * 1 * 0.5 -> 1
     assert compare_runs.round_ratio({"us_rounds": [1.0]}, {}) is None
+    for d in (old, new):  # runs without rounds: a clear error, not a comparison of nothing
+        (d / "x.json").write_text(json.dumps(dict(doc([1.0], [1.0]), rows=[{"m": 1, "n": 2, "k": 3, "ours": {},
+                                                                             "competitors": {"c": {"ratio": 1.0}}}])))
+    assert compare_runs.main([str(old), str(new), "--from-rounds"]) == 2
