@@ -140,7 +140,7 @@ def test_cuda_graph_capture():
 @pytest.mark.parametrize("granularity", ["row", "1x128"])
 @pytest.mark.parametrize("out", FP8)
 @pytest.mark.parametrize("in_dtype", [torch.bfloat16, torch.float16, torch.float32])
-@pytest.mark.parametrize("shape", [(1, 1), (3, 127), (77, 1000), (513, 4096), (2, 8192 + 64), (3, 40000)])
+@pytest.mark.parametrize("shape", [(1, 1), (3, 127), (77, 1000), (513, 4096), (2, 8192 + 64), (3, 40000), (2048, 8192 + 64)])
 @pytest.mark.parametrize("offset", [0, 3], ids=["aligned", "offset"])
 def test_cuda_kernel_matches_eager_bitwise(granularity, out, in_dtype, shape, offset):
     """torch.ops.cutlass_gemm._quantize_fp8_rows_ (what quantize_fp8 runs on CUDA) equals the eager
