@@ -8,7 +8,6 @@
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "../quantize_api.h"
@@ -176,15 +175,11 @@ constexpr int kStream = -1;
 // The kStream loops issue kUnroll independent 16-byte loads before using any (one CTA per row makes
 // short grids latency-bound). Not the 1x128 path: unrolled the same way it ran 3-12% slower.
 constexpr int kUnroll = 4;
-// 1x128 rows are split into column chunks while rows < kSplitCtas: about two waves of 256-thread
-// CTAs on an H200 (132 SMs x 8), so a short grid (M = 512: one CTA per row, 4 per SM) still has
-// the loads of several steps in flight per SM instead of one step at a time.
-constexpr int64_t kSplitCtas = 2048;
-// The 1x128 path's groups per CTA step: kN-element vectors, 128 / kN lanes per group.
-template <class TIn>
-constexpr int groups_per_step() { return (kThreads / 32) * (32 / (128 / Vec16<TIn>::kN)); }
-// kStream with kUnrollWide loads in flight, for the same short grids (rows < kSplitCtas): there
-// a thread's registers are not what limits occupancy, the dependent steps are.
+// kStream with kUnrollWide loads in flight for short grids (rows < kWideRows, about two waves of
+// 256-thread CTAs on an H200): there registers do not limit occupancy, the dependent steps do.
+// H200, session 8: 512x28672 bf16 21.1 -> 20.4-20.6 us. (Splitting 1x128 rows into column chunks
+// for such grids was slower: 512x8192 6.9 -> 8.3 us.)
+constexpr int64_t kWideRows = 2048;
 constexpr int kStreamWide = -2;
 constexpr int kUnrollWide = 8;
 
@@ -250,18 +245,13 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
       }
     }
   } else {
-    // 1x128: kLanes lanes per group (each one vector), 32 / kLanes groups per warp step. Groups are
-    // independent, so a short grid splits each row into gridDim.y chunks of whole CTA steps
-    // (each step a dependent load; fewer steps per CTA put more of the row in flight at once).
-    constexpr int kLanes = 128 / kN, kPerWarp = 32 / kLanes, kGroupsPerStep = groups_per_step<TIn>();
+    // 1x128: kLanes lanes per group (each one vector), 32 / kLanes groups per warp step.
+    constexpr int kLanes = 128 / kN, kPerWarp = 32 / kLanes;
     const int sub = lane / kLanes, gl = lane % kLanes;
     const int64_t groups = (cols + 127) / 128;
-    const int64_t chunk = (groups + kGroupsPerStep - 1) / kGroupsPerStep;  // steps of the whole row
-    const int64_t per_cta = ((chunk + gridDim.y - 1) / gridDim.y) * kGroupsPerStep;
-    const int64_t g_end = min(groups, int64_t(blockIdx.y + 1) * per_cta);
-    for (int64_t base = int64_t(blockIdx.y) * per_cta + int64_t(warp) * kPerWarp; base < g_end; base += kGroupsPerStep) {
+    for (int64_t base = int64_t(warp) * kPerWarp; base < groups; base += int64_t(kThreads / 32) * kPerWarp) {
       const int64_t g = base + sub, j = g * kLanes + gl;
-      const bool in = g < g_end && j < nvec;  // a partial last group reads zeros past cols
+      const bool in = g < groups && j < nvec;  // a partial last group reads zeros past cols
       float m = 0.0f;
       if (in) {
         unpack(__ldg(xr + j), x, v);
@@ -271,7 +261,7 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
 #pragma unroll
       for (int o = kLanes / 2; o > 0; o >>= 1) m = nan_max(m, __shfl_xor_sync(0xffffffff, m, o));
       const float s = scale_of(m, inv_fmax);
-      if (g < g_end && gl == 0) scale[r * scale_rs + g * scale_gs] = s;
+      if (g < groups && gl == 0) scale[r * scale_rs + g * scale_gs] = s;
       if (in) store_q<kN, kInterp>(v, s, qr + j * kN);
     }
   }
@@ -288,12 +278,7 @@ int launch(const QuantizeParams& p, cudaStream_t stream) {
   const bool vec = reinterpret_cast<uintptr_t>(x) % 16 == 0 && p.ldx % kN == 0 && p.cols % kN == 0 &&
                    reinterpret_cast<uintptr_t>(q) % kN == 0;
   int regs = p.group == 128 ? 0 : (p.cols <= int64_t(kRowRegs) * kThreads * kN ? kRowRegs : kStream);
-  if (regs == kStream && p.rows < kSplitCtas) regs = kStreamWide;
-  if (vec && regs == 0) {
-    // 1x128 with fewer rows than kSplitCtas: split the rows into column chunks (see the kernel).
-    const int64_t steps = ((p.cols + 127) / 128 + groups_per_step<TIn>() - 1) / groups_per_step<TIn>();
-    grid.y = static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(steps, (kSplitCtas + p.rows - 1) / p.rows)));
-  }
+  if (regs == kStream && p.rows < kWideRows) regs = kStreamWide;
 #define CUTLASS_GEMM_QUANT_LAUNCH(KERNEL, ...) \
   KERNEL<__VA_ARGS__><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax)
 #define CUTLASS_GEMM_QUANT_VEC(INTERP)                                     \
