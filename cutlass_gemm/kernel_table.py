@@ -161,9 +161,8 @@ def _sm90_small_m_and_few_tiles() -> List[Kernel]:
         ks.append(Kernel(arch=90, a=dtype, b=dtype, out=dtype, tile=(128, 128, 64), cluster=(1, 1), schedule="coop",
                          scheduler="streamk"))
     scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col")
-    for accum in ("fast", "promoted"):
-        ks.append(Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum=accum, scheduler="streamk",
-                         **scaled))
+    # Fast accumulation only: the promoted one spilled (RETIRED).
+    ks.append(Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="fast", scheduler="streamk", **scaled))
     # Swap-AB for decode-sized M (D^T = B A^T; the tile is (N extent, M extent, K)): M rides the
     # MMA's narrow 32-wide side instead of idling most of a 64-row tile. bf16 and e4m3 only (lean build).
     bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16")
@@ -247,6 +246,14 @@ KERNELS: Tuple[Kernel, ...] = tuple(
 )
 
 KERNEL_IDS: Dict[str, int] = {k.name: i for i, k in enumerate(KERNELS)}
+
+# Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
+# tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
+RETIRED: Dict[str, str] = {
+    "sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk":
+        "ptxas: 44 bytes of spill stores at its 168-register cap (the accurate mode must not spill); in the "
+        "session-8 sweeps it was never more than 2% faster than the 128x128 c1x2 data-parallel kernel",
+}
 
 
 def resolve_accum(arch: int, a: str, b: str, out: str, scale: str, accum: str) -> str:

@@ -128,6 +128,13 @@ def test_unknown_kernel_in_a_sweep_is_an_error():
         dr._rows_by_family([_sweep({(1, 2, 3): {"sm90_bf16_t1x1x1_c1x1_coop": 1.0}})])
 
 
+def test_retired_kernels_in_a_sweep_are_skipped():
+    retired = next(iter(dr.kt.RETIRED))
+    assert retired not in dr.kt.KERNEL_IDS
+    rows = dr._rows_by_family([_sweep({(1, 2, 3): {retired: 1.0, "sm90_bf16_t128x128x64_c1x1_coop": 2.0}})])
+    assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{"sm90_bf16_t128x128x64_c1x1_coop": 2.0}]
+
+
 def test_shipped_rules_name_table_kernels_of_their_family_and_cover_every_m():
     import cutlass_gemm.configs as configs
 

@@ -100,6 +100,8 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
             us = {name: t for name, t in row["us"].items() if t is not None and t > 0}
             by_label: Dict[str, Dict[str, float]] = {}
             for name, t in us.items():
+                if name in kt.RETIRED:  # measured once, no longer compiled (kernel_table.RETIRED says why)
+                    continue
                 if name not in kt.KERNEL_IDS:
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
                 by_label.setdefault(kt.KERNELS[kt.KERNEL_IDS[name]].family_label, {})[name] = t
