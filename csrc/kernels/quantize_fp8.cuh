@@ -175,24 +175,17 @@ constexpr int kStream = -1;
 // The kStream loops issue kUnroll independent 16-byte loads before using any (one CTA per row makes
 // short grids latency-bound). Not the 1x128 path: unrolled the same way it ran 3-12% slower.
 constexpr int kUnroll = 4;
-// kStream with kUnrollWide loads in flight for short grids (rows < kWideRows, about two waves of
-// 256-thread CTAs on an H200): there registers do not limit occupancy, the dependent steps do.
-// H200, session 8: 512x28672 bf16 21.1 -> 20.4-20.6 us. (Splitting 1x128 rows into column chunks
-// for such grids was slower: 512x8192 6.9 -> 8.3 us.)
-constexpr int64_t kWideRows = 2048;
-constexpr int kStreamWide = -2;
-constexpr int kUnrollWide = 8;
 
 // f(j, vector j) for this thread's vectors j = threadIdx.x + i * kThreads of a row, in order.
-template <int kU, class F>
+template <class F>
 __device__ __forceinline__ void for_row_vectors(const uint4* __restrict__ xr, int64_t nvec, F&& f) {
-  for (int64_t j0 = threadIdx.x; j0 < nvec; j0 += kU * kThreads) {
-    uint4 u[kU];
+  for (int64_t j0 = threadIdx.x; j0 < nvec; j0 += kUnroll * kThreads) {
+    uint4 u[kUnroll];
 #pragma unroll
-    for (int i = 0; i < kU; ++i)
+    for (int i = 0; i < kUnroll; ++i)
       if (j0 + i * kThreads < nvec) u[i] = __ldg(xr + j0 + i * kThreads);
 #pragma unroll
-    for (int i = 0; i < kU; ++i)
+    for (int i = 0; i < kUnroll; ++i)
       if (j0 + i * kThreads < nvec) f(j0 + i * kThreads, u[i]);
   }
 }
@@ -209,16 +202,15 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
   const int64_t nvec = cols / kN;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   float v[kN];
-  if constexpr (kRegs == kStream || kRegs == kStreamWide) {
-    constexpr int kU = kRegs == kStream ? kUnroll : kUnrollWide;
+  if constexpr (kRegs == kStream) {
     float m = 0.0f;
-    for_row_vectors<kU>(xr, nvec, [&](int64_t, const uint4& u) {
+    for_row_vectors(xr, nvec, [&](int64_t, const uint4& u) {
       unpack(u, x, v);
 #pragma unroll
       for (int e = 0; e < kN; ++e) m = nan_max(m, fabsf(v[e]));
     });
     const float s = row_scale_of(m, inv_fmax, scale + r * scale_rs);
-    for_row_vectors<kU>(xr, nvec, [&](int64_t j, const uint4& u) {
+    for_row_vectors(xr, nvec, [&](int64_t j, const uint4& u) {
       unpack(u, x, v);
       store_q<kN, kInterp>(v, s, qr + j * kN);
     });
@@ -277,15 +269,13 @@ int launch(const QuantizeParams& p, cudaStream_t stream) {
   constexpr int kN = Vec16<TIn>::kN;
   const bool vec = reinterpret_cast<uintptr_t>(x) % 16 == 0 && p.ldx % kN == 0 && p.cols % kN == 0 &&
                    reinterpret_cast<uintptr_t>(q) % kN == 0;
-  int regs = p.group == 128 ? 0 : (p.cols <= int64_t(kRowRegs) * kThreads * kN ? kRowRegs : kStream);
-  if (regs == kStream && p.rows < kWideRows) regs = kStreamWide;
+  const int regs = p.group == 128 ? 0 : (p.cols <= int64_t(kRowRegs) * kThreads * kN ? kRowRegs : kStream);
 #define CUTLASS_GEMM_QUANT_LAUNCH(KERNEL, ...) \
   KERNEL<__VA_ARGS__><<<grid, kThreads, 0, stream>>>(x, p.cols, p.ldx, q, p.scale, p.scale_rs, p.scale_gs, p.group, inv_fmax)
 #define CUTLASS_GEMM_QUANT_VEC(INTERP)                                     \
   if (regs == 0) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, 0); \
   else if (regs == kRowRegs) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kRowRegs); \
-  else if (regs == kStream) CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kStream); \
-  else CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kStreamWide)
+  else CUTLASS_GEMM_QUANT_LAUNCH(quantize_rows_vec, TIn, INTERP, kStream)
   if (vec && e4m3) {
     CUTLASS_GEMM_QUANT_VEC(__NV_E4M3);
   } else if (vec) {
