@@ -65,7 +65,7 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--rounds", type=int, default=1,
                     help="time every shape this many times on newly allocated inputs (contender order reversed "
                          "every other round; the 15 timed replays split between rounds, at least 5 each) and "
-                         "report each contender's median; 1 = once (notes/timing.md)")
+                         "report each contender's geometric mean over the rounds; 1 = once (notes/timing.md)")
     ap.add_argument("--interleave", action="store_true",
                     help="diagnostic: replay all contenders of a shape in interleaved rounds (notes/timing.md); "
                          "files get an _interleaved suffix")

@@ -7,7 +7,7 @@
 # compile: square gemm bias_gelu_residual with the torch.compile max-autotune column (minutes per
 #   shape, so one suite; it rewrites that suite's files with the extra column).
 # Every shape is timed in ROUNDS rounds (default 3) on new inputs, the contender order reversed every
-# other round, median per contender (python -m bench --rounds; notes/timing.md).
+# other round, geometric mean of the rounds per contender (python -m bench --rounds; notes/timing.md).
 # Parts fit one 10-minute call each on the H200. On a machine that got a copied tree, name the
 # commit: CUTLASS_GEMM_COMMIT=<sha> bash bench/regenerate.sh
 set -euo pipefail
