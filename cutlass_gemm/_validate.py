@@ -90,7 +90,7 @@ def _check_config(op, config, family, what) -> None:
     if k is not None and (k.a, k.b, k.out, k.scale) == family[:4] and kt.serves_accum(k.accum, family[4]):
         return
     if config not in fits:
-        head = f"unknown config '{config}'" if config not in kt.KERNEL_IDS else f"config '{config}' does not serve these inputs"
+        head = f"unknown config {kt.unknown_kernel(config)}" if config not in kt.KERNEL_IDS else f"config '{config}' does not serve these inputs"
         fail(op, f"{head}; configs for {what}: {', '.join(fits)}")
 
 

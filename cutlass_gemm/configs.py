@@ -47,7 +47,8 @@ class Rule:
 
     def __post_init__(self):
         if self.kernel not in kt.KERNEL_IDS:
-            raise ValueError(f"cutlass_gemm.configs: unknown kernel '{self.kernel}'; see cutlass_gemm.configs.kernels()")
+            raise ValueError(f"cutlass_gemm.configs: unknown kernel {kt.unknown_kernel(self.kernel)}; "
+                             "see cutlass_gemm.configs.kernels()")
         if self.epilogue not in EPILOGUE_CLASSES:
             raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected epilogue one of "
                              f"{', '.join(EPILOGUE_CLASSES)}, got {self.epilogue!r}")

@@ -256,6 +256,11 @@ RETIRED: Dict[str, str] = {
 }
 
 
+def unknown_kernel(name: str) -> str:
+    """How an error names a kernel the table lacks: quoted, plus why when it was retired."""
+    return f"'{name}' (retired: {RETIRED[name]})" if name in RETIRED else f"'{name}'"
+
+
 def resolve_accum(arch: int, a: str, b: str, out: str, scale: str, accum: str) -> str:
     """The accumulation mode of the kernels that serve a request on `arch`.
 

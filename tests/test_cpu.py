@@ -186,6 +186,12 @@ def test_configs_file_roundtrip(tmp_path):
 def test_configs_reject_bad_rules():
     with pytest.raises(ValueError, match="unknown kernel 'nope'"):
         configs.add_rule("nope")
+    retired = next(iter(kt.RETIRED))  # a name users may have written down: the error says why it is gone
+    with pytest.raises(ValueError, match=f"unknown kernel '{retired}' \\(retired: ptxas"):
+        configs.add_rule(retired)
+    a8 = torch.randn(8, 128).to(torch.float8_e4m3fn)
+    with pytest.raises(RuntimeError, match=f"unknown config '{retired}' \\(retired: "):
+        cutlass_gemm.scaled_mm(a8, a8, torch.ones(()), torch.ones(()), config=retired)
     with pytest.raises(ValueError, match="expected 0 <= m_lo <= m_hi"):
         configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", m=(10, 1))
 
