@@ -178,6 +178,9 @@ def _sm90_small_m_and_few_tiles() -> List[Kernel]:
                scheduler="streamk", **scaled),
         # Accurate FP8's large tile multicasting b across an M pair (the bf16 ladder's best cluster).
         Kernel(tile=(128, 192, 128), cluster=(2, 1), schedule="coop", accum="promoted", **scaled),
+        # cuBLAS's accurate 8192^3 kernel is a 128x128 tile without a cluster (6 stages, as ours gets):
+        # the promoted 128x128 tile without b multicast, for the mid-size shapes (2048^3, 4096^3).
+        Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="promoted", **scaled),
     ]
     return ks
 
