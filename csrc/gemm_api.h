@@ -33,6 +33,10 @@ struct GemmParams {
   int fp8_promotion_interval = 0;  // promoted FP8 mainloop: MMAs (k-blocks of 32) per FP32 promotion; 0 = default
   int swizzle = 0;  // tile scheduler max swizzle 1/2/4/8; 0 = the library's (kernels::default_swizzle)
   int raster = 0;   // tile scheduler raster order: 1 along M, 2 along N; 0 = CUTLASS's heuristic
+  // Programmatic dependent launch: the kernel may start (prologue: barriers, descriptor prefetch,
+  // scheduler) while the stream's previous kernel drains; CUTLASS's kernels (built with
+  // CUTLASS_ENABLE_GDC_FOR_SM90/100) wait for that kernel's completion before any global access.
+  bool pdl = false;
 };
 
 // Status codes returned by KernelFns (0 = success). Values >= 100 are cutlass::Status + 100.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -206,6 +207,9 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //   CUTLASS_GEMM_SWIZZLE / CUTLASS_GEMM_RASTER (bench/scheduler_knobs.py): the persistent tile
 //     scheduler's max swizzle (1, 2, 4, 8) and raster order (1 = along M, 2 = along N); unset: SM90
 //     swizzle 8 for grids of >= 8 waves of tiles, else 1 (kernels::default_swizzle), heuristic raster.
+//   CUTLASS_GEMM_PDL: 1 (default) launches every GEMM with programmatic dependent launch (its
+//     prologue overlaps the previous kernel's tail; it reads nothing before that kernel completes),
+//     0 launches it plainly.
 template <class Ok>
 int env_knob(const char* name, Ok ok) {
   const char* e = std::getenv(name);
@@ -216,7 +220,7 @@ int env_knob(const char* name, Ok ok) {
 }
 
 struct Knobs {
-  int promotion, swizzle, raster;
+  int promotion, swizzle, raster, pdl;
 };
 
 // Accurate FP8: promote into FP32 every 8 MMAs of K = 32 (256 K), not CUTLASS's 4. Session 8 on the
@@ -225,10 +229,18 @@ struct Knobs {
 // 1.60e-3, 1.71e-3; fast accumulation: 6.5e-2, 0.24). 4 (the knob) gives cuBLAS's error exactly.
 constexpr int kFp8PromotionInterval = 8;
 
+// CUTLASS_GEMM_PDL: unset or empty 1 (on), "0" off, "1" on, anything else -1.
+int pdl_knob() {
+  const char* e = std::getenv("CUTLASS_GEMM_PDL");
+  if (e == nullptr || *e == '\0') return 1;
+  return std::strcmp(e, "0") == 0 ? 0 : std::strcmp(e, "1") == 0 ? 1 : -1;
+}
+
 const Knobs& knobs() {
   static const Knobs k{env_knob("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL", [](long x) { return x > 0 && x % 4 == 0 && x <= 4096; }),
                        env_knob("CUTLASS_GEMM_SWIZZLE", [](long x) { return x == 1 || x == 2 || x == 4 || x == 8; }),
-                       env_knob("CUTLASS_GEMM_RASTER", [](long x) { return x == 1 || x == 2; })};
+                       env_knob("CUTLASS_GEMM_RASTER", [](long x) { return x == 1 || x == 2; }),
+                       pdl_knob()};
   return k;
 }
 
@@ -250,6 +262,8 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   check_knob(op, kn.raster, "CUTLASS_GEMM_RASTER", "1 (along M) or 2 (along N)");
   p.swizzle = kn.swizzle;
   p.raster = kn.raster;
+  check_knob(op, kn.pdl, "CUTLASS_GEMM_PDL", "0 or 1 (programmatic dependent launch of the GEMM)");
+  p.pdl = kn.pdl == 1;
   int st = ki.fns->can_implement(p);
   if (st != kOk) fail(op, std::string("kernel ") + ki.name + " cannot run this problem: " + status_string(st));
   size_t ws_bytes = ki.fns->workspace_size(p);

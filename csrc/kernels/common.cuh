@@ -172,7 +172,7 @@ struct AdapterFns {
       }
       if (p.device >= 0 && p.device < kMaxDevices) smem_set[p.device].store(true, std::memory_order_relaxed);
     }
-    st = Adapter::run(params, stream);
+    st = Adapter::run(params, stream, /*cuda_adapter=*/nullptr, /*launch_with_pdl=*/p.pdl);
     return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
   }
 

@@ -58,6 +58,15 @@ __device__ __forceinline__ float row_scale_of(float m, float inv_fmax, float* sc
   return row_scale;
 }
 
+// Lets the stream's next kernel, when launched with programmatic dependent launch (the GEMM that
+// consumes q: GemmParams::pdl), be scheduled as this grid's last CTAs run; it still waits for this
+// grid to complete before reading anything. A no-op for a plain launch and before sm_90.
+__device__ __forceinline__ void allow_dependent_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 template <__nv_fp8_interpretation_t kInterp>
 __device__ __forceinline__ __nv_fp8_storage_t to_fp8(float v) {
   return __nv_cvt_float_to_fp8(v, __NV_NOSAT, kInterp);
@@ -69,6 +78,7 @@ template <class TIn, __nv_fp8_interpretation_t kInterp>
 __global__ void __launch_bounds__(kThreads) quantize_rows(const TIn* __restrict__ x, int64_t cols, int64_t ldx,
                                                           __nv_fp8_storage_t* __restrict__ q, float* __restrict__ scale,
                                                           int64_t scale_rs, int64_t scale_gs, int group, float inv_fmax) {
+  allow_dependent_launch();
   const int64_t r = blockIdx.x;
   const TIn* xr = x + r * ldx;
   __nv_fp8_storage_t* qr = q + r * cols;
@@ -195,6 +205,7 @@ __global__ void __launch_bounds__(kThreads) quantize_rows_vec(const TIn* __restr
                                                               __nv_fp8_storage_t* __restrict__ q,
                                                               float* __restrict__ scale, int64_t scale_rs,
                                                               int64_t scale_gs, int group, float inv_fmax) {
+  allow_dependent_launch();
   constexpr int kN = Vec16<TIn>::kN;
   const int64_t r = blockIdx.x;
   const uint4* xr = reinterpret_cast<const uint4*>(x + r * ldx);
