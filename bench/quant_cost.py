@@ -14,6 +14,10 @@ and each M, in one run on the same inputs:
       compiled  the opt-in Inductor path (CUTLASS_GEMM_QUANT_COMPILE=1: the same function compiled
                 by Inductor into one kernel; compiled during warm-up, outside the timed region)
       kernel    torch.ops.cutlass_gemm._quantize_fp8_rows_, what quantize_fp8 runs on CUDA by default
+  * added: the kernel's quantization followed by the GEMM in one graph, minus the GEMM alone: what
+    the quantization adds to Fp8Linear's call once the two kernels run back to back (launch gap,
+    tail and prologue overlap included; with programmatic dependent launch the GEMM's prologue
+    overlaps the quantizer).
     quantize_fp8 (what Fp8Linear calls) takes the compiled path on CUDA in eager mode, the eager
     path inside CUDA graph capture, and is fused into the caller's graph under torch.compile.
 
@@ -73,8 +77,8 @@ def main() -> None:
         sys.exit("bench/quant_cost.py needs a CUDA GPU")
     dev = "cuda"
     rows = []
-    print("| shape | N x K | M | granularity | GEMM us | naive us (%) | eager us (%) | compiled us (%) | kernel us (%) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| shape | N x K | M | granularity | GEMM us | naive us (%) | eager us (%) | compiled us (%) | kernel us (%) | added us (%) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name in args.shapes:
         n, k = NK[name]
         w = torch.randn(n, k, device=dev, dtype=torch.bfloat16) * k ** -0.5
@@ -93,6 +97,12 @@ def main() -> None:
                     "compiled": graph_time_ms(lambda x: compiled(x, E4), xs) * 1e3,
                     "kernel": graph_time_ms(lambda x: qz._quantize_kernel(x, gran, E4), xs) * 1e3,
                 }
+                def quantize_then_gemm(x):
+                    q, sq = qz._quantize_kernel(x, gran, E4)
+                    return cutlass_gemm.scaled_mm(q, w8, sq, sw)
+
+                pair = graph_time_ms(quantize_then_gemm, xs)
+                t["added"] = pair * 1e3 - gemm
                 rec = {"shape": name, "n": n, "k": k, "m": m, "granularity": gran, "gemm_us": gemm,
                        **{f"{key}_us": v for key, v in t.items()},
                        **{f"{key}_pct": 100 * v / gemm for key, v in t.items()},

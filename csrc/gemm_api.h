@@ -37,6 +37,10 @@ struct GemmParams {
   // scheduler) while the stream's previous kernel drains; CUTLASS's kernels (built with
   // CUTLASS_ENABLE_GDC_FOR_SM90/100) wait for that kernel's completion before any global access.
   bool pdl = false;
+  // Stream-K kernels only (CUTLASS's SM90 stream-K scheduler arguments; 0 = its defaults):
+  int decomposition = 0;  // 1 data-parallel, 2 split-K, 3 stream-K; 0 its heuristic
+  int splits = 0;         // split-K factor (>= 2)
+  int reduction = 0;      // 1 non-deterministic; 0 deterministic (turnstile) reduction
 };
 
 // Status codes returned by KernelFns (0 = success). Values >= 100 are cutlass::Status + 100.

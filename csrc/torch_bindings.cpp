@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -207,9 +206,13 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //   CUTLASS_GEMM_SWIZZLE / CUTLASS_GEMM_RASTER (bench/scheduler_knobs.py): the persistent tile
 //     scheduler's max swizzle (1, 2, 4, 8) and raster order (1 = along M, 2 = along N); unset: SM90
 //     swizzle 8 for grids of >= 8 waves of tiles, else 1 (kernels::default_swizzle), heuristic raster.
-//   CUTLASS_GEMM_PDL: 1 (default) launches every GEMM with programmatic dependent launch (its
-//     prologue overlaps the previous kernel's tail; it reads nothing before that kernel completes),
-//     0 launches it plainly.
+//   CUTLASS_GEMM_PDL: 1 launches every GEMM with programmatic dependent launch (its prologue
+//     overlaps the previous kernel's tail; it reads nothing before that kernel completes); off by
+//     default: session 9's H200 A/B (notes/pdl.md) had it 3-8% faster on the swap-AB ping-pong
+//     kernels but 12-25% slower on the 64x128 ping-pong kernel at M = 16-128.
+//   CUTLASS_GEMM_DECOMPOSITION / CUTLASS_GEMM_SPLITS / CUTLASS_GEMM_REDUCTION (stream-K kernels
+//     only): CUTLASS's decomposition (1 data-parallel, 2 split-K, 3 stream-K; unset: its heuristic),
+//     the split-K factor (2-64) and the reduction order (1 non-deterministic; unset: deterministic).
 template <class Ok>
 int env_knob(const char* name, Ok ok) {
   const char* e = std::getenv(name);
@@ -220,7 +223,7 @@ int env_knob(const char* name, Ok ok) {
 }
 
 struct Knobs {
-  int promotion, swizzle, raster, pdl;
+  int promotion, swizzle, raster, pdl, decomposition, splits, reduction;
 };
 
 // Accurate FP8: promote into FP32 every 8 MMAs of K = 32 (256 K), not CUTLASS's 4. Session 8 on the
@@ -229,18 +232,14 @@ struct Knobs {
 // 1.60e-3, 1.71e-3; fast accumulation: 6.5e-2, 0.24). 4 (the knob) gives cuBLAS's error exactly.
 constexpr int kFp8PromotionInterval = 8;
 
-// CUTLASS_GEMM_PDL: unset or empty 1 (on), "0" off, "1" on, anything else -1.
-int pdl_knob() {
-  const char* e = std::getenv("CUTLASS_GEMM_PDL");
-  if (e == nullptr || *e == '\0') return 1;
-  return std::strcmp(e, "0") == 0 ? 0 : std::strcmp(e, "1") == 0 ? 1 : -1;
-}
-
 const Knobs& knobs() {
   static const Knobs k{env_knob("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL", [](long x) { return x > 0 && x % 4 == 0 && x <= 4096; }),
                        env_knob("CUTLASS_GEMM_SWIZZLE", [](long x) { return x == 1 || x == 2 || x == 4 || x == 8; }),
                        env_knob("CUTLASS_GEMM_RASTER", [](long x) { return x == 1 || x == 2; }),
-                       pdl_knob()};
+                       env_knob("CUTLASS_GEMM_PDL", [](long x) { return x == 0 || x == 1; }),
+                       env_knob("CUTLASS_GEMM_DECOMPOSITION", [](long x) { return x >= 1 && x <= 3; }),
+                       env_knob("CUTLASS_GEMM_SPLITS", [](long x) { return x >= 2 && x <= 64; }),
+                       env_knob("CUTLASS_GEMM_REDUCTION", [](long x) { return x == 0 || x == 1; })};
   return k;
 }
 
@@ -264,6 +263,12 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   p.raster = kn.raster;
   check_knob(op, kn.pdl, "CUTLASS_GEMM_PDL", "0 or 1 (programmatic dependent launch of the GEMM)");
   p.pdl = kn.pdl == 1;
+  check_knob(op, kn.decomposition, "CUTLASS_GEMM_DECOMPOSITION", "1 (data-parallel), 2 (split-K) or 3 (stream-K)");
+  check_knob(op, kn.splits, "CUTLASS_GEMM_SPLITS", "a split-K factor from 2 to 64");
+  check_knob(op, kn.reduction, "CUTLASS_GEMM_REDUCTION", "0 (deterministic) or 1 (non-deterministic)");
+  p.decomposition = kn.decomposition;
+  p.splits = kn.splits;
+  p.reduction = kn.reduction;
   int st = ki.fns->can_implement(p);
   if (st != kOk) fail(op, std::string("kernel ") + ki.name + " cannot run this problem: " + status_string(st));
   size_t ws_bytes = ki.fns->workspace_size(p);

@@ -212,6 +212,7 @@ b = torch.randn(3000, 2048, device="cuda", dtype=torch.bfloat16)
 ref = a.double() @ b.double().t()
 for cfg in cutlass_gemm.configs.compiled_kernels():
     if cfg.startswith("sm%d_bf16_t" % cutlass_gemm.configs.current_arch()):
+        torch.full((1000 * 3000 + 256,), float("nan"), device="cuda", dtype=torch.bfloat16)  # poison the next block
         out = cutlass_gemm.gemm(a, b, config=cfg).double()
         err = ((out - ref).norm() / ref.norm()).item()
         assert err < 1e-2, (cfg, err)
@@ -220,9 +221,14 @@ print("ok")
 
 
 @pytest.mark.parametrize("env", [dict(CUTLASS_GEMM_SWIZZLE="4", CUTLASS_GEMM_RASTER="2"),
-                                 dict(CUTLASS_GEMM_SWIZZLE="8", CUTLASS_GEMM_RASTER="1")])
+                                 dict(CUTLASS_GEMM_SWIZZLE="8", CUTLASS_GEMM_RASTER="1"),
+                                 dict(CUTLASS_GEMM_PDL="1"),
+                                 dict(CUTLASS_GEMM_DECOMPOSITION="1"),
+                                 dict(CUTLASS_GEMM_DECOMPOSITION="2", CUTLASS_GEMM_SPLITS="4"),
+                                 dict(CUTLASS_GEMM_DECOMPOSITION="3", CUTLASS_GEMM_REDUCTION="1")])
 def test_scheduler_knobs_keep_results(env):
-    """Every bf16 kernel stays correct under non-default swizzle / raster (bench/scheduler_knobs.py)."""
+    """Every bf16 kernel stays correct under non-default swizzle / raster, programmatic dependent launch
+    and stream-K decompositions (bench/scheduler_knobs.py, gpu notes)."""
     import os
     import subprocess
     import sys
@@ -235,6 +241,10 @@ def test_scheduler_knobs_keep_results(env):
     ("CUTLASS_GEMM_SWIZZLE", "3", "expected CUTLASS_GEMM_SWIZZLE 1, 2, 4 or 8"),
     ("CUTLASS_GEMM_SWIZZLE", "8x", "expected CUTLASS_GEMM_SWIZZLE 1, 2, 4 or 8"),
     ("CUTLASS_GEMM_RASTER", "0", "expected CUTLASS_GEMM_RASTER 1 (along M) or 2 (along N), got '0'"),
+    ("CUTLASS_GEMM_PDL", "2", "expected CUTLASS_GEMM_PDL 0 or 1"),
+    ("CUTLASS_GEMM_DECOMPOSITION", "4", "expected CUTLASS_GEMM_DECOMPOSITION 1 (data-parallel), 2 (split-K) or 3"),
+    ("CUTLASS_GEMM_SPLITS", "1", "expected CUTLASS_GEMM_SPLITS a split-K factor from 2 to 64, got '1'"),
+    ("CUTLASS_GEMM_REDUCTION", "x", "expected CUTLASS_GEMM_REDUCTION 0 (deterministic) or 1"),
 ])
 def test_bad_scheduler_knob_is_a_clear_error(name, value, expected):
     import os

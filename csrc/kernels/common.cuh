@@ -6,6 +6,8 @@
 #pragma once
 
 #include <atomic>
+#include <type_traits>
+#include <utility>
 #include <cute/tensor.hpp>
 #include <cutlass/cutlass.h>
 #include <cutlass/epilogue/collective/collective_builder.hpp>
@@ -272,6 +274,12 @@ int default_swizzle(const GemmParams& p, bool swapped) {
   return tiles >= 8 * int64_t(p.sm_count) ? 8 : 1;
 }
 
+// Whether a tile scheduler's arguments take a decomposition (the stream-K scheduler's do).
+template <class A, class = void>
+struct HasDecomposition : std::false_type {};
+template <class A>
+struct HasDecomposition<A, std::void_t<decltype(std::declval<A&>().decomposition_mode)>> : std::true_type {};
+
 // The arguments every kernel shares: the problem, a and b (row-major [M,K] and [N,K]) as the
 // mainloop's A and B (B and A swapped) followed by its extra arguments (blockwise scales), C/D and
 // the device; the epilogue tree's arguments are the caller's (`args.epilogue.thread`).
@@ -304,6 +312,11 @@ typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments gemm_arg
     args.scheduler.max_swizzle_size = default_swizzle<typename Kernel::TileShape>(p, Orient::kSwap);
   }
   if (p.raster > 0) args.scheduler.raster_order = decltype(args.scheduler.raster_order)(p.raster);
+  if constexpr (HasDecomposition<decltype(args.scheduler)>::value) {
+    if (p.decomposition > 0) args.scheduler.decomposition_mode = decltype(args.scheduler.decomposition_mode)(p.decomposition);
+    if (p.splits > 1) args.scheduler.splits = p.splits;
+    if (p.reduction > 0) args.scheduler.reduction_mode = decltype(args.scheduler.reduction_mode)(p.reduction);
+  }
   return args;
 }
 
