@@ -570,3 +570,13 @@ def test_compare_runs_from_rounds_uses_the_paired_round_ratios(tmp_path):
         (d / "x.json").write_text(json.dumps(dict(doc([1.0], [1.0]), rows=[{"m": 1, "n": 2, "k": 3, "ours": {},
                                                                              "competitors": {"c": {"ratio": 1.0}}}])))
     assert compare_runs.main([str(old), str(new), "--from-rounds"]) == 2
+
+
+def test_decomposition_probe_cli():
+    """bench.decomposition_probe parses on any machine and names the modes it accepts."""
+    from bench import decomposition_probe as probe
+
+    with pytest.raises(SystemExit):
+        probe.main(["--modes", "default,bogus"])
+    assert set(probe.MODES) >= {"default", "dp", "streamk"}
+    assert all(k.startswith("sm90_") and k.endswith("streamk") for _, _, _, k in probe.CASES)
