@@ -208,11 +208,12 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //     swizzle 8 for grids of >= 8 waves of tiles, else 1 (kernels::default_swizzle), heuristic raster.
 //   CUTLASS_GEMM_PDL: 1 launches every GEMM with programmatic dependent launch (its prologue
 //     overlaps the previous kernel's tail; it reads nothing before that kernel completes); off by
-//     default: session 9's H200 A/B (notes/pdl.md) had it 3-8% faster on the swap-AB ping-pong
+//     default: session 9's H200 A/B (notes/pdl.md) had it 1-8% faster on the swap-AB ping-pong
 //     kernels but 12-25% slower on the 64x128 ping-pong kernel at M = 16-128.
 //   CUTLASS_GEMM_DECOMPOSITION / CUTLASS_GEMM_SPLITS / CUTLASS_GEMM_REDUCTION (stream-K kernels
 //     only): CUTLASS's decomposition (1 data-parallel, 2 split-K, 3 stream-K; unset: its heuristic),
-//     the split-K factor (2-64) and the reduction order (1 non-deterministic; unset: deterministic).
+//     the split-K factor (2-64; split-K only, and split-K needs it) and the reduction order
+//     (1 non-deterministic; unset: deterministic).
 template <class Ok>
 int env_knob(const char* name, Ok ok) {
   const char* e = std::getenv(name);
@@ -266,6 +267,12 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   check_knob(op, kn.decomposition, "CUTLASS_GEMM_DECOMPOSITION", "1 (data-parallel), 2 (split-K) or 3 (stream-K)");
   check_knob(op, kn.splits, "CUTLASS_GEMM_SPLITS", "a split-K factor from 2 to 64");
   check_knob(op, kn.reduction, "CUTLASS_GEMM_REDUCTION", "0 (deterministic) or 1 (non-deterministic)");
+  // CUTLASS would silently ignore a split factor outside split-K, and run split-K with one split.
+  if (kn.splits > 0 && kn.decomposition != 0 && kn.decomposition != 2)
+    fail(op, "expected CUTLASS_GEMM_SPLITS only with CUTLASS_GEMM_DECOMPOSITION unset or 2 (split-K), got "
+             "CUTLASS_GEMM_DECOMPOSITION=" + std::to_string(kn.decomposition));
+  if (kn.decomposition == 2 && kn.splits == 0)
+    fail(op, "expected CUTLASS_GEMM_SPLITS (a split-K factor from 2 to 64) with CUTLASS_GEMM_DECOMPOSITION=2 (split-K)");
   p.decomposition = kn.decomposition;
   p.splits = kn.splits;
   p.reduction = kn.reduction;

@@ -245,8 +245,13 @@ def test_scheduler_knobs_keep_results(env):
     ("CUTLASS_GEMM_DECOMPOSITION", "4", "expected CUTLASS_GEMM_DECOMPOSITION 1 (data-parallel), 2 (split-K) or 3"),
     ("CUTLASS_GEMM_SPLITS", "1", "expected CUTLASS_GEMM_SPLITS a split-K factor from 2 to 64, got '1'"),
     ("CUTLASS_GEMM_REDUCTION", "x", "expected CUTLASS_GEMM_REDUCTION 0 (deterministic) or 1"),
+    ("CUTLASS_GEMM_DECOMPOSITION", "2", "expected CUTLASS_GEMM_SPLITS (a split-K factor from 2 to 64) with"),
+    ({"CUTLASS_GEMM_DECOMPOSITION": "3", "CUTLASS_GEMM_SPLITS": "4"}, None,
+     "expected CUTLASS_GEMM_SPLITS only with CUTLASS_GEMM_DECOMPOSITION unset or 2 (split-K), got "
+     "CUTLASS_GEMM_DECOMPOSITION=3"),
 ])
 def test_bad_scheduler_knob_is_a_clear_error(name, value, expected):
+    """name: one variable (set to value) or a dict of them (contradicting combinations)."""
     import os
     import subprocess
     import sys
@@ -254,7 +259,8 @@ def test_bad_scheduler_knob_is_a_clear_error(name, value, expected):
     code = ("import torch, cutlass_gemm\n"
             "a = torch.randn(64, 64, device='cuda', dtype=torch.bfloat16)\n"
             "cutlass_gemm.gemm(a, a)\n")
-    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, name: value}, capture_output=True, text=True)
+    env = name if isinstance(name, dict) else {name: value}
+    r = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True)
     assert r.returncode != 0 and expected in r.stderr, r.stderr[-2000:]
 
 
