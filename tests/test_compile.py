@@ -98,7 +98,11 @@ print("compiled", flush=True)
 loaded = torch._inductor.aoti_load_package(path)
 print("loaded", flush=True)
 with torch.no_grad():
-    torch.testing.assert_close(loaded(x), model(x))
+    got, want = loaded(x).float(), model(x).float()
+# normwise: Inductor fuses LayerNorm/SiLU/residual in fp32 where eager rounds each to bf16, so a
+# near-zero element can differ by 5% relative (CI, session 9) while the output as a whole agrees
+err = ((got - want).norm() / want.norm()).item()
+assert err < 2e-2, f"AOTI output differs from eager: relative Frobenius error {err:.3e} (at most 2e-2 expected)"
 print("AOTI OK", flush=True)
 """
 
