@@ -16,6 +16,8 @@ import torch
 from . import distributed as _tp
 from . import kernel_table as kt
 from ._ops import gemm, scaled_mm
+from ._validate import dtype_name, shape_str
+from .quantize import INPUT_DTYPES as _FP8_LINEAR_INPUTS  # what quantize_fp8 takes
 from .quantize import quantize_fp8
 
 def _check_activation(activation: str) -> str:
@@ -112,7 +114,27 @@ class Fp8Linear(torch.nn.Linear):
         super()._load_from_state_dict(*args, **kwargs)
         self.quantize_weight()  # the FP8 copy follows the loaded master weight
 
+    def _check_inputs(self, x: torch.Tensor, residual: Optional[torch.Tensor]) -> None:
+        """What forward reshapes and casts before the op sees it: x's features and dtype, the
+        residual's shape (the output's) and dtype (x's, which is the output's)."""
+        name = "cutlass_gemm.nn.Fp8Linear"
+        if x.dim() < 1 or x.shape[-1] != self.in_features:
+            raise RuntimeError(f"{name}: expected x of shape [..., in_features] = [..., {self.in_features}], "
+                               f"got {shape_str(x.shape)}")
+        if x.dtype not in _FP8_LINEAR_INPUTS:
+            raise RuntimeError(f"{name}: expected x of dtype bfloat16, float16, float32 or float64, got "
+                               f"{dtype_name(x.dtype)}")
+        if residual is not None:
+            out_shape = (*x.shape[:-1], self.out_features)
+            if tuple(residual.shape) != out_shape:
+                raise RuntimeError(f"{name}: expected residual of shape {shape_str(out_shape)} (the output's), got "
+                                   f"{shape_str(residual.shape)}")
+            if residual.dtype != x.dtype:
+                raise RuntimeError(f"{name}: expected residual of dtype {dtype_name(x.dtype)} (the output's: x's), "
+                                   f"got {dtype_name(residual.dtype)}")
+
     def forward(self, x: torch.Tensor, residual: Optional[torch.Tensor] = None) -> torch.Tensor:
+        self._check_inputs(x, residual)
         if _tp.is_dtensor(self.weight):  # tensor parallel (see cutlass_gemm.distributed)
             return _tp.fp8_linear_forward(self, x, residual)
         lead = x.shape[:-1]

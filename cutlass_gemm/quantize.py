@@ -184,7 +184,7 @@ def _quantize_fast(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> Tup
         return _quantize(x, granularity, dtype)
 
 
-_INPUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32, torch.float64)
+INPUT_DTYPES = (torch.bfloat16, torch.float16, torch.float32, torch.float64)
 
 
 def quantize_fp8(x: torch.Tensor, granularity: str = "row", dtype: torch.dtype = torch.float8_e4m3fn
@@ -193,7 +193,7 @@ def quantize_fp8(x: torch.Tensor, granularity: str = "row", dtype: torch.dtype =
         raise ValueError(f"cutlass_gemm.quantize_fp8: expected granularity one of {GRANULARITIES}, got '{granularity}'")
     if dtype not in (torch.float8_e4m3fn, torch.float8_e5m2):
         raise ValueError(f"cutlass_gemm.quantize_fp8: expected dtype float8_e4m3fn or float8_e5m2, got {dtype}")
-    if x.dim() != 2 or x.dtype not in _INPUT_DTYPES:
+    if x.dim() != 2 or x.dtype not in INPUT_DTYPES:
         raise ValueError("cutlass_gemm.quantize_fp8: expected a 2-D bfloat16, float16, float32 or float64 x, got "
                          f"{tuple(x.shape)} {x.dtype}")
     x = x.detach()  # not differentiable: the outputs carry no autograd history

@@ -98,6 +98,39 @@ def test_bad_module_arguments():
         cutlass_gemm.nn.Fp8Linear(4, 4, weight_granularity="1x128")
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_fp8_linear_inputs(device):
+    """Fp8Linear reshapes x and the residual and casts the residual to bf16 before scaled_mm sees
+    them: a wrong shape or dtype must raise there, not be reshaped into place or cast."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(256, 128, device=device, dtype=torch.bfloat16)
+    f8 = cutlass_gemm.nn.Fp8Linear.from_linear(lin)
+    x = torch.randn(2, 3, 256, device=device, dtype=torch.bfloat16)
+    bf = dict(device=device, dtype=torch.bfloat16)
+    bad = [
+        (dict(residual=torch.randn(3, 2, 128, **bf)), r"expected residual of shape \[2, 3, 128\] \(the output's\), got \[3, 2, 128\]"),
+        (dict(residual=torch.randn(768, **bf)), r"expected residual of shape \[2, 3, 128\].*got \[768\]"),
+        (dict(residual=torch.randn(128, **bf)), r"expected residual of shape \[2, 3, 128\].*got \[128\]"),
+        (dict(residual=torch.randn(2, 3, 128, device=device)), "expected residual of dtype bfloat16 .*got float32"),
+    ]
+    for kwargs, msg in bad:
+        with pytest.raises(RuntimeError, match="cutlass_gemm.nn.Fp8Linear: " + msg):
+            f8(x, **kwargs)
+    with pytest.raises(RuntimeError, match=r"expected x of shape \[\.\.\., in_features\] = \[\.\.\., 256\], got \[4, 255\]"):
+        f8(torch.randn(4, 255, **bf))
+    with pytest.raises(RuntimeError, match=r"expected x of shape .* got \[\]"):
+        f8(torch.tensor(1.0, **bf))
+    with pytest.raises(RuntimeError, match="expected x of dtype bfloat16, float16, float32 or float64, got int32"):
+        f8(torch.ones(4, 256, device=device, dtype=torch.int32))
+    # The right residual is added once, in place of nothing else (x 3-D, float16 in and out).
+    r = torch.randn(2, 3, 128, **bf)
+    torch.testing.assert_close(f8(x, residual=r).float(), f8(x).float() + r.float(), atol=3e-2, rtol=1e-2)
+    x16 = x.half()
+    y16 = f8(x16, residual=r.half())
+    assert y16.dtype == torch.float16 and y16.shape == (2, 3, 128)
+    torch.testing.assert_close(y16.float(), f8(x16).float() + r.float(), atol=3e-2, rtol=1e-2)
+
+
 class _Block(torch.nn.Module):
     def __init__(self, dtype):
         super().__init__()
