@@ -123,6 +123,13 @@ def graph_timer(fn: Callable[[], object], calls: int = 10, replays: int = 7) -> 
     return t
 
 
+def _check_shape(s) -> Tuple[int, int, int]:
+    if not (isinstance(s, (tuple, list)) and len(s) == 3
+            and all(hasattr(v, "__index__") and not isinstance(v, bool) and v >= 1 for v in s)):
+        raise ValueError(f"cutlass_gemm.tune: expected shapes of (M, N, K) positive integers, got {s!r}")
+    return tuple(int(v) for v in s)
+
+
 def _family_kernels(dtype: torch.dtype, scale: str, accumulate: str, arch: int) -> List[kt.Kernel]:
     from ._validate import dtype_key
 
@@ -212,6 +219,8 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
     an activation or a residual (the best tile differs: configs.EPILOGUE_CLASSES)."""
     if epilogue not in ("plain", "fused"):
         raise ValueError(f"cutlass_gemm.tune: expected epilogue 'plain' or 'fused', got {epilogue!r}")
+    _, scale = configs.check_family_args("cutlass_gemm.tune", dtype, scale, accumulate)
+    shapes = [_check_shape(s) for s in shapes]
     if torch.compiler.is_compiling():
         raise RuntimeError("cutlass_gemm.tune: not inside a compiled graph; tune before compiling")
     if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():

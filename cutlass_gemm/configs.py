@@ -20,6 +20,7 @@ mainloop), else "plain" (bias alone included). A rule serves "any" call (the def
 from __future__ import annotations
 
 import json
+import operator
 import os
 import threading
 from dataclasses import asdict, dataclass
@@ -53,9 +54,11 @@ class Rule:
             raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected epilogue one of "
                              f"{', '.join(EPILOGUE_CLASSES)}, got {self.epilogue!r}")
         for axis in ("m", "n", "k"):
-            lo, hi = getattr(self, axis)
-            if not (0 <= lo <= hi):
-                raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected 0 <= {axis}_lo <= {axis}_hi, got ({lo}, {hi})")
+            bounds = getattr(self, axis)
+            if not (len(bounds) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in bounds)
+                    and 0 <= bounds[0] <= bounds[1] <= INF):
+                raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected {axis} = (lo, hi) integers with "
+                                 f"0 <= lo <= hi <= 2**62 (the C++ table is int64), got {tuple(bounds)!r}")
 
     def holds(self, m: int, n: int, k: int, fused: bool = False) -> bool:
         """Whether the rule takes an (m, n, k) call with a fused (activation/residual) epilogue or not."""
@@ -124,11 +127,20 @@ def compiled_kernels() -> List[str]:
 def add_rule(kernel: str, m: Tuple[int, int] = (1, INF), n: Tuple[int, int] = (1, INF), k: Tuple[int, int] = (0, INF),
              epilogue: str = "any") -> None:
     """Route problems in these inclusive ranges of the kernel's family to `kernel` (highest priority);
-    epilogue "plain" or "fused" limits the rule to calls without / with an activation or residual."""
-    rule = Rule(kernel, tuple(m), tuple(n), tuple(k), epilogue)
+    epilogue "plain" or "fused" limits the rule to calls without / with an activation or residual.
+    An upper bound of None or math.inf means no bound."""
+    rule = Rule(kernel, _bounds(m), _bounds(n), _bounds(k), epilogue)  # raises before anything changes
     with _lock:
         _user_rules.insert(0, rule)
     push()
+
+
+def _bounds(r: Sequence) -> Tuple:
+    """(lo, hi) with hi None or math.inf meaning no bound (INF); Rule checks the rest."""
+    r = tuple(operator.index(v) if hasattr(v, "__index__") and not isinstance(v, bool) else v for v in r)  # numpy ints
+    if len(r) == 2 and (r[1] is None or (isinstance(r[1], float) and r[1] == float("inf"))):
+        return r[0], INF
+    return r
 
 
 def clear_rules() -> None:
@@ -215,14 +227,18 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     """
     from ._validate import dtype_key
 
+    for name, v in (("m", m), ("n", n), ("k", k)):
+        if not (hasattr(v, "__index__") and not isinstance(v, bool) and v >= 0):
+            raise ValueError(f"cutlass_gemm.configs.explain: expected {name} a non-negative integer, got {v!r}")
     if arch is None:
         arch = current_arch() or _first_built_arch()
-    a = dtype_key(dtype)
+    if arch not in kt.ARCHS:  # as the C++ choice: nothing runs there
+        raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for sm_{arch}: cutlass_gemm has kernels for "
+                           f"{', '.join(f'sm_{x}' for x in kt.ARCHS)} only")
+    a, scale = check_family_args("cutlass_gemm.configs.explain", dtype, scale, accumulate)
     b = dtype_key(b_dtype) if b_dtype is not None else a
     fp8 = a in ("e4m3", "e5m2")
     out = dtype_key(out_dtype) if out_dtype is not None else ("bf16" if fp8 else a)
-    if fp8 and scale == "none":
-        scale = "tensor_row_col"
     accum = "f32" if not fp8 else ("promoted" if scale == "blockwise" or accumulate == "accurate" else "fast")
     accum = kt.resolve_accum(arch, a, b, out, scale, accum)  # SM100 FP8: FP32 accumulation in either mode
     family = (arch, a, b, out, scale, accum)
@@ -235,7 +251,38 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     for kk, on in zip(kt.KERNELS, mask):
         if on and kk.family == family:
             return Decision(kk.name, "family fallback")
+    if not any(on and kk.arch == arch for kk, on in zip(kt.KERNELS, mask)):
+        raise RuntimeError(f"cutlass_gemm.configs: this build compiled no sm_{arch} kernels (its archs: "
+                           f"{sorted({kk.arch for kk, on in zip(kt.KERNELS, mask) if on})}; set CUTLASS_GEMM_ARCHS "
+                           "at build time, see README, Building)")
     raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for family {family}")
+
+
+# The granularity names bench and the README use for one scale mode.
+_SCALE_ALIASES = {"tensor": "tensor_row_col", "row": "tensor_row_col", "col": "tensor_row_col"}
+
+
+def check_family_args(who: str, dtype: torch.dtype, scale: str, accumulate: str) -> Tuple[str, str]:
+    """(a's dtype key, scale mode) of explain/tune's family arguments, or ValueError naming what is
+    expected: a 16-bit or FP8 dtype; for FP8 scale "tensor_row_col" (also "tensor", "row", "col"; "none"
+    means it too) or "blockwise", for 16-bit "none"; accumulate "accurate" or "fast"."""
+    from ._validate import dtype_key, dtype_name
+
+    a = dtype_key(dtype)
+    fp8 = a in ("e4m3", "e5m2")
+    if a not in ("bf16", "f16") and not fp8:
+        raise ValueError(f"{who}: expected dtype bfloat16, float16, float8_e4m3fn or float8_e5m2 (a's), got {dtype_name(dtype)}")
+    scale = _SCALE_ALIASES.get(scale, scale)
+    if fp8 and scale == "none":
+        scale = "tensor_row_col"
+    if not fp8 and scale == "tensor_row_col":  # tune's default scale: meaningless for 16-bit inputs
+        scale = "none"
+    if scale not in (("tensor_row_col", "blockwise") if fp8 else ("none",)):
+        want = "'tensor_row_col' (or 'tensor', 'row', 'col') or 'blockwise'" if fp8 else "'none' (16-bit gemm)"
+        raise ValueError(f"{who}: expected scale {want} for {dtype_name(dtype)} inputs, got {scale!r}")
+    if accumulate not in ("accurate", "fast"):
+        raise ValueError(f"{who}: expected accumulate 'accurate' or 'fast', got {accumulate!r}")
+    return a, scale
 
 
 def _first_built_arch() -> int:

@@ -192,8 +192,58 @@ def test_configs_reject_bad_rules():
     a8 = torch.randn(8, 128).to(torch.float8_e4m3fn)
     with pytest.raises(RuntimeError, match=f"unknown config '{retired}' \\(retired: "):
         cutlass_gemm.scaled_mm(a8, a8, torch.ones(()), torch.ones(()), config=retired)
-    with pytest.raises(ValueError, match="expected 0 <= m_lo <= m_hi"):
-        configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", m=(10, 1))
+    before = configs.rules()
+    bad_bounds = [(10, 1), (1, 2**63), (1, 2.5), (True, 4), (1,), (-1, 4)]
+    for m in bad_bounds:  # the C++ table is int64: every rule is checked before it is installed
+        with pytest.raises(ValueError, match=r"expected m = \(lo, hi\) integers with 0 <= lo <= hi <= 2\*\*62"):
+            configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", m=m)
+        assert configs.rules() == before
+    try:  # no upper bound: None or math.inf, as in the JSON form's null
+        for hi in (None, float("inf")):
+            configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", m=(1, hi))
+            assert configs.rules()[0].m == (1, configs.INF)
+            assert configs.explain(16, 8192, 8192).kernel == "sm90_bf16_t128x128x64_c1x1_coop"
+            assert configs.explain(16, 8192, 8192).reason == "rule 0 (user)"
+    finally:
+        configs.clear_rules()
+    assert configs.rules() == before
+
+
+@pytest.mark.parametrize("kwargs, msg", [
+    (dict(m=-5), "expected m a non-negative integer, got -5"),
+    (dict(k=2.0), "expected k a non-negative integer, got 2.0"),
+    (dict(dtype=torch.float32), "expected dtype bfloat16, float16, float8_e4m3fn or float8_e5m2 .a's., got float32"),
+    (dict(scale="blockwise"), "expected scale 'none' .16-bit gemm. for bfloat16 inputs, got 'blockwise'"),
+    (dict(dtype=torch.float8_e4m3fn, scale="per_token"), "expected scale 'tensor_row_col' .* for float8_e4m3fn inputs"),
+    (dict(dtype=torch.float8_e4m3fn, accumulate="bogus"), "expected accumulate 'accurate' or 'fast', got 'bogus'"),
+])
+def test_explain_rejects_bad_arguments(kwargs, msg):
+    args = dict(m=16, n=8192, k=8192)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match="cutlass_gemm.configs.explain: " + msg):
+        configs.explain(args.pop("m"), args.pop("n"), args.pop("k"), **args)
+
+
+def test_explain_scale_names():
+    """bench's granularity names ("tensor", "row") name the one tensor/row/col scale mode."""
+    fp8 = dict(dtype=torch.float8_e4m3fn)
+    for acc in ("accurate", "fast"):
+        want = configs.explain(16, 8192, 8192, scale="tensor_row_col", accumulate=acc, **fp8)
+        for alias in ("tensor", "row", "col", "none"):
+            assert configs.explain(16, 8192, 8192, scale=alias, accumulate=acc, **fp8) == want
+
+
+@pytest.mark.parametrize("kwargs, msg", [
+    (dict(dtype=torch.float32), "expected dtype bfloat16"),
+    (dict(scale="bogus"), "expected scale 'none'"),
+    (dict(accumulate="x"), "expected accumulate 'accurate' or 'fast'"),
+    (dict(shapes=[(16, 128)]), r"expected shapes of \(M, N, K\) positive integers, got \(16, 128\)"),
+    (dict(shapes=[(0, 128, 128)]), r"expected shapes of \(M, N, K\) positive integers, got \(0, 128, 128\)"),
+])
+def test_tune_rejects_bad_arguments_before_anything_runs(kwargs, msg):
+    shapes = kwargs.pop("shapes", [(16, 128, 128)])
+    with pytest.raises(ValueError, match="cutlass_gemm.tune: " + msg):
+        cutlass_gemm.tune(shapes, **kwargs)
 
 
 def test_flatten_layout():

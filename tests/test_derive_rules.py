@@ -176,7 +176,7 @@ def test_sweep_rows_on_the_cpu_reference():
     ({"kernel": BF16[0], "m": [1]}, "expected m as \\[lo, hi\\] integers"),
     ({"kernel": BF16[0], "n": ["1", 2]}, "expected n as \\[lo, hi\\] integers"),
     ({"kernel": BF16[0], "k": [0, 2**63]}, "hi <= 2\\*\\*62"),
-    ({"kernel": BF16[0], "m": [5, 2]}, "expected 0 <= m_lo <= m_hi"),
+    ({"kernel": BF16[0], "m": [5, 2]}, "expected m = \\(lo, hi\\) integers with 0 <= lo <= hi"),
     ({"kernel": "sm90_bf16_t1x1x1_c1x1_coop"}, "unknown kernel"),
 ])
 def test_a_bad_rule_is_a_clear_error(bad, expect):

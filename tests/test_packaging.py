@@ -63,6 +63,18 @@ def test_build_info():
         assert len(names) == sum(1 for k in kernel_table.KERNELS if k.arch in info["archs"])
 
 
+def test_readme_build_info_example_counts_the_table():
+    """The README's build_info() example shows the default build (every arch): its kernel counts
+    are the table's, so adding a kernel without updating it fails here."""
+    with open(os.path.join(ROOT, "README.md")) as fh:
+        text = fh.read()
+    per_arch = re.search(r"'kernels': \{([^}]*)\}", text).group(1)
+    shown = {int(a): int(c) for a, c in re.findall(r"(\d+): (\d+)", per_arch)}
+    table = {arch: sum(1 for k in kernel_table.KERNELS if k.arch == arch) for arch in kernel_table.ARCHS}
+    assert shown == table
+    assert int(re.search(r"'compiled_kernels': (\d+)", text).group(1)) == len(kernel_table.KERNELS)
+
+
 def _env(args=(), pythonpath_=None, cwd=None):
     env = dict(os.environ, PYTHONPATH=pythonpath_ or pythonpath(), CUDA_VISIBLE_DEVICES="")
     return subprocess.run([sys.executable, "-m", "cutlass_gemm.env", *args], capture_output=True, text=True,
