@@ -66,6 +66,12 @@ int find_kernel(const std::string& name) {
   return it == index.end() ? -1 : it->second;
 }
 
+std::string unknown_kernel(const std::string& name) {
+  for (int i = 0; i < kNumRetired; ++i)
+    if (name == kRetired[i].name) return "'" + name + "' (retired: " + kRetired[i].reason + ")";
+  return "'" + name + "'";
+}
+
 const char* status_string(int status) {
   switch (status) {
     case kOk: return "success";

@@ -51,6 +51,18 @@ inline bool serves_accum(Accum kernel, Accum requested) { return kernel == reque
 // Kernel id by name, -1 if unknown.
 int find_kernel(const std::string& name);
 
+// A kernel taken out of the table (kernel_table.RETIRED, generated): its name and why.
+struct RetiredKernel {
+  const char* name;
+  const char* reason;
+};
+extern const RetiredKernel kRetired[];
+extern const int kNumRetired;
+
+// How an error names a kernel the table lacks: quoted, plus why when it was retired
+// (kernel_table.unknown_kernel).
+std::string unknown_kernel(const std::string& name);
+
 bool family_matches(const KernelInfo& k, const Family& f);
 
 }  // namespace cutlass_gemm

@@ -53,6 +53,41 @@ std::string dtype_name(ST t) {
     case ST::Int: return "int32";
     case ST::Long: return "int64";
     case ST::Bool: return "bool";
+    // The rest as Python prints them (str(torch.dtype)), so C++ and Python messages agree on any input.
+    case ST::ComplexHalf: return "complex32";
+    case ST::ComplexFloat: return "complex64";
+    case ST::ComplexDouble: return "complex128";
+    case ST::QInt8: return "qint8";
+    case ST::QUInt8: return "quint8";
+    case ST::QInt32: return "qint32";
+    case ST::QUInt4x2: return "quint4x2";
+    case ST::QUInt2x4: return "quint2x4";
+    case ST::Bits1x8: return "bits1x8";
+    case ST::Bits2x4: return "bits2x4";
+    case ST::Bits4x2: return "bits4x2";
+    case ST::Bits8: return "bits8";
+    case ST::Bits16: return "bits16";
+    case ST::Float8_e5m2fnuz: return "float8_e5m2fnuz";
+    case ST::Float8_e4m3fnuz: return "float8_e4m3fnuz";
+    case ST::UInt16: return "uint16";
+    case ST::UInt32: return "uint32";
+    case ST::UInt64: return "uint64";
+    case ST::UInt1: return "uint1";
+    case ST::UInt2: return "uint2";
+    case ST::UInt3: return "uint3";
+    case ST::UInt4: return "uint4";
+    case ST::UInt5: return "uint5";
+    case ST::UInt6: return "uint6";
+    case ST::UInt7: return "uint7";
+    case ST::Int1: return "int1";
+    case ST::Int2: return "int2";
+    case ST::Int3: return "int3";
+    case ST::Int4: return "int4";
+    case ST::Int5: return "int5";
+    case ST::Int6: return "int6";
+    case ST::Int7: return "int7";
+    case ST::Float8_e8m0fnu: return "float8_e8m0fnu";
+    case ST::Float4_e2m1fn_x2: return "float4_e2m1fn_x2";
     default: return torch::headeronly::toString(t);
   }
 }
@@ -389,7 +424,7 @@ void check_config(const char* op, const std::string& config, const Family& f, co
   std::vector<std::string> names;
   for (int i = 0; i < kNumKernels; ++i)
     if (fits(kKernels[i])) names.push_back(kKernels[i].name);
-  fail(op, (id < 0 ? "unknown config '" + config + "'" : "config '" + config + "' does not serve these inputs") +
+  fail(op, (id < 0 ? "unknown config " + unknown_kernel(config) : "config '" + config + "' does not serve these inputs") +
                "; configs for " + what + ": " + names_list(names, ", "));
 }
 
@@ -423,14 +458,14 @@ Tensor run_problem(const char* op, int id, const Problem& c, const Tensor& a, co
                    const std::optional<Tensor>& bias, const std::optional<Tensor>& residual, int64_t k_align,
                    GemmParams p) {
   const ST out_st = to_scalar_type(c.out);
-  Tensor out = torch::stable::new_empty(a, c.out_shape, out_st);
   const int64_t out_align = c.out == DType::kF32 ? 4 : 8;
   const int64_t kp = round_up(c.k > 0 ? c.k : 1, k_align);
   const int64_t np = round_up(c.n, out_align);
   constexpr int64_t kMaxDim = 2147483647;  // CUTLASS problem shapes are int (strides are int64)
-  if (c.m > kMaxDim || np > kMaxDim || kp > kMaxDim)
+  if (c.m > kMaxDim || np > kMaxDim || kp > kMaxDim)  // _validate.check_problem_size: same test, same message
     fail(op, "expected M, N and K each at most 2147483647, got M = " + std::to_string(c.m) + ", N = " +
                  std::to_string(c.n) + ", K = " + std::to_string(c.k));
+  Tensor out = torch::stable::new_empty(a, c.out_shape, out_st);
   Operand2D A = as_tma_operand(flatten_rows(a, c.m, c.k), kp, k_align);
   Operand2D B = as_tma_operand(b, kp, k_align);
   std::optional<Operand2D> R;

@@ -124,6 +124,20 @@ def _check_device(op, name, t, a) -> None:
         fail(op, f"expected {name} on {device_str(a)} (the device of a), got {device_str(t)}")
 
 
+MAX_DIM = 2147483647  # CUTLASS problem shapes are int
+
+
+def check_problem_size(op, m: int, n: int, k: int, out: torch.dtype, k_align: int) -> None:
+    """As the C++ run_problem, after its empty-output return: M, N padded to 16 bytes of output and
+    K padded to 16 bytes of input (at least 1) must fit CUTLASS's int problem shape."""
+    if m == 0 or n == 0:
+        return
+    out_align = 4 if out == torch.float32 else 8
+    np_, kp = -(-n // out_align) * out_align, -(-max(k, 1) // k_align) * k_align
+    if m > MAX_DIM or np_ > MAX_DIM or kp > MAX_DIM:
+        fail(op, f"expected M, N and K each at most {MAX_DIM}, got M = {m}, N = {n}, K = {k}")
+
+
 def check_gemm(
     a: torch.Tensor,
     b: torch.Tensor,
@@ -143,7 +157,15 @@ def check_gemm(
     _check_epilogue(op, a, b.shape[0], out_shape, out, bias, residual, activation)
     _check_config(op, config, (in_key, in_key, dtype_key(out), "none", "f32"),
                   f"{dtype_name(a.dtype)} -> {dtype_name(out)}")
+    check_problem_size(op, _rows(out_shape), b.shape[0], a.shape[-1], out, k_align=8)
     return out_shape, out
+
+
+def _rows(out_shape) -> int:
+    m = 1
+    for d in out_shape[:-1]:
+        m *= d
+    return m
 
 
 FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
@@ -236,4 +258,5 @@ def check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtyp
     accum = "promoted" if mode == "blockwise" else ACCUMULATE[accumulate]
     _check_config(op, config, (*pair, dtype_key(out), mode, accum),
                   f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)} -> {dtype_name(out)} ({mode}, {accum})")
+    check_problem_size(op, m, n, k, out, k_align=16)
     return out_shape, out, mode

@@ -289,6 +289,16 @@ BAD_GEMM_INPUTS: List[BadCase] = [
      "cutlass_gemm.gemm: config 'sm90_bf16_f32out_t128x128x64_c1x1_coop' does not serve these inputs; configs for "
      "bfloat16 -> bfloat16: "
      + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "bf16", "none"))),
+    # dtypes outside the common ones are named as Python prints them, on every path
+    ("a_uint16", lambda d: ((torch.empty(8, 16, dtype=torch.uint16, device=d), _t(4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected a of dtype bfloat16 or float16, got uint16"),
+    ("a_complex64", lambda d: ((torch.empty(8, 16, dtype=torch.complex64, device=d), _t(4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected a of dtype bfloat16 or float16, got complex64"),
+    ("out_dtype_complex128", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)), {"out_dtype": torch.complex128}),
+     "cutlass_gemm.gemm: expected out_dtype None, bfloat16 or float32 for bfloat16 inputs, got complex128"),
+    # CUTLASS's problem shape is int: a stride-0 view has 2**31 rows without the memory
+    ("m_over_int_max", lambda d: ((_t(1, 16, device=d).expand(2**31, 16), _t(4, 16, device=d)), {}),
+     "cutlass_gemm.gemm: expected M, N and K each at most 2147483647, got M = 2147483648, N = 4, K = 16"),
 ]
 
 
@@ -335,6 +345,9 @@ def _f8(*shape, dtype=E4, device="cpu"):
 
 def _s(*shape, device="cpu", dtype=torch.float32):
     return (torch.rand(shape, device=device) + 0.5).to(dtype)
+
+
+_RETIRED = next(iter(cutlass_gemm.kernel_table.RETIRED))
 
 
 def _mm(d, a=None, b=None, sa=None, sb=None, **kw):
@@ -443,6 +456,14 @@ BAD_SCALED_MM_INPUTS: List[BadCase] = [
     ("config_unknown", lambda d: _mm(d, config="fastest"),
      "cutlass_gemm.scaled_mm: unknown config 'fastest'; configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 "
      "(tensor_row_col, promoted): " + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "promoted"))),
+    ("config_retired", lambda d: _mm(d, config=_RETIRED),
+     f"cutlass_gemm.scaled_mm: unknown config '{_RETIRED}' (retired: {cutlass_gemm.kernel_table.RETIRED[_RETIRED]}); "
+     "configs for float8_e4m3fn x float8_e4m3fn -> bfloat16 "
+     "(tensor_row_col, promoted): " + _SCALED_CONFIGS(("e4m3", "e4m3", "bf16", "tensor_row_col", "promoted"))),
+    ("a_e4m3fnuz", lambda d: _mm(d, a=torch.empty(8, 256, dtype=torch.float8_e4m3fnuz, device=d)),
+     "cutlass_gemm.scaled_mm: expected a of dtype float8_e4m3fn or float8_e5m2, got float8_e4m3fnuz"),
+    ("n_over_int_max", lambda d: _mm(d, b=_f8(1, 256, device=d).expand(2**31, 256)),
+     "cutlass_gemm.scaled_mm: expected M, N and K each at most 2147483647, got M = 8, N = 2147483648, K = 256"),
     ("config_16bit_kernel", lambda d: _mm(d, config="sm90_bf16_t128x128x64_c1x1_coop"),
      "cutlass_gemm.scaled_mm: config 'sm90_bf16_t128x128x64_c1x1_coop' does not serve these inputs; configs for "
      "float8_e4m3fn x float8_e4m3fn -> bfloat16 (tensor_row_col, promoted): "

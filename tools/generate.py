@@ -107,7 +107,7 @@ def gen_unit(t, stem, arch, ids) -> str:
 
 def gen_registry(t) -> str:
     names = [k.name for k in t.KERNELS]
-    out = [HEADER, '#include "../gemm_api.h"\n\nnamespace cutlass_gemm {\nnamespace kernels {\n']
+    out = [HEADER, '#include "../gemm_api.h"\n#include "../registry.h"\n\nnamespace cutlass_gemm {\nnamespace kernels {\n']
     out.append("// Weak: a kernel of an arch left out of CUTLASS_GEMM_ARCHS resolves to null.\n")
     for n in names:
         out.append(f"extern const KernelFns {n} __attribute__((weak));\n")
@@ -120,8 +120,21 @@ def gen_registry(t) -> str:
         )
     out.append("};\n")
     out.append(f"const int kNumKernels = {len(names)};\n")
-    out.append(f"const uint64_t kKernelTableHash = {table_hash(names)}ull;\n\n}}  // namespace cutlass_gemm\n")
+    out.append(f"const uint64_t kKernelTableHash = {table_hash(names)}ull;\n\n")
+    out.append("// Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.\n")
+    out.append("const RetiredKernel kRetired[] = {\n")
+    for name, why in t.RETIRED.items():
+        out.append(f"    {{{c_string(name)}, {c_string(why)}}},\n")
+    out.append("    {nullptr, nullptr},\n};\n")
+    out.append(f"const int kNumRetired = {len(t.RETIRED)};\n\n}}  // namespace cutlass_gemm\n")
     return "".join(out)
+
+
+def c_string(s: str) -> str:
+    """A C string literal of ASCII text."""
+    if not s.isascii():
+        raise ValueError(f"kernel_table.py: expected ASCII text for the C++ table, got {s!r}")
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def expected_files() -> Dict[str, str]:
