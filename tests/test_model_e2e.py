@@ -24,7 +24,8 @@ kernel does. Two checks:
 
 The CPU variant (tiny config, the ops' CPU reference kernels, aot_eager) runs wherever
 transformers is installed; the GPU variant (hidden 1024, intermediate 2816, 2 layers, 16 heads,
-vocab 4096, Inductor) is marked `gpu`. Skipped without transformers (not a requirement).
+vocab 4096, Inductor) is marked `gpu`. transformers is a test requirement (requirements.txt); a
+setup without it skips this file.
 """
 
 from __future__ import annotations

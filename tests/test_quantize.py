@@ -2,7 +2,6 @@
 float32 formulation of the documented rules, bit for bit; the traced formulation (inside a
 caller's torch.compile); CUDA: compiled path == eager path == CPU, CUDA graph capture."""
 
-import os
 
 import pytest
 import torch
@@ -98,11 +97,19 @@ def test_no_autograd_history():
 @pytest.mark.gpu
 @pytest.mark.parametrize("granularity", GRANS)
 @pytest.mark.parametrize("shape", [(2048, 8192), (77, 1000), (1, 128), (513, 28672)])
-def test_cuda_fast_path_matches_cpu(granularity, shape):
+@pytest.mark.parametrize("path", ["kernel", "compiled"])
+def test_cuda_fast_path_matches_cpu(granularity, shape, path, monkeypatch):
+    """Each CUDA path of quantize_fp8 against the CPU: the CUDA kernel (the default for row / 1x128),
+    and the opt-in torch.compile path (CUTLASS_GEMM_QUANT_COMPILE=1, the kernel turned off: it wins
+    otherwise); 128x128 and small inputs take the eager path either way."""
+    monkeypatch.setenv("CUTLASS_GEMM_QUANT_KERNEL", "1" if path == "kernel" else "0")
+    monkeypatch.setenv("CUTLASS_GEMM_QUANT_COMPILE", "0" if path == "kernel" else "1")
     x = _input(*shape, torch.bfloat16, "cuda")
-    opted_in = os.environ.get("CUTLASS_GEMM_QUANT_COMPILE", "0") == "1"
-    assert qz._use_compiled(x, granularity) == (opted_in and granularity in qz._FAST and x.numel() >= qz._COMPILE_MIN_NUMEL)
-    q, s = cutlass_gemm.quantize_fp8(x, granularity)  # compiled for row / 1x128 when opted in
+    fast = granularity in qz._FAST
+    assert qz._use_kernel(x, granularity) == (path == "kernel" and fast)
+    assert qz._use_compiled(x, granularity) == (path == "compiled" and fast and x.numel() >= qz._COMPILE_MIN_NUMEL), \
+        f"compiled path unavailable (an earlier compile failed: {qz._COMPILE_FAILED})"
+    q, s = cutlass_gemm.quantize_fp8(x, granularity)
     assert not qz._COMPILE_FAILED, "the compiled quantization path failed on this machine"
     qe, se = qz._quantize(x, granularity, torch.float8_e4m3fn)  # eager
     qc, sc = naive(x.cpu(), granularity, torch.float8_e4m3fn)
