@@ -26,7 +26,7 @@ from cutlass_gemm.autotune import _family_kernels
 
 if __package__:  # python -m bench.sweep
     from . import metrics, report
-    from .runner import short_error
+    from .runner import first_output, short_error
     from .cases import EPILOGUES, FP8, make_case
     from .suites import SUITES, parse_suites
     from .timing import graph_times_ms, rotation_sets
@@ -35,7 +35,7 @@ else:  # python bench/sweep.py: the checkout's bench package, appended so an ins
 
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from bench import metrics, report
-    from bench.runner import short_error
+    from bench.runner import first_output, short_error
     from bench.cases import EPILOGUES, FP8, make_case
     from bench.suites import SUITES, parse_suites
     from bench.timing import graph_times_ms, rotation_sets
@@ -53,9 +53,13 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
     that passed timed in one timer call; a kernel off tolerance or failing to run gets None."""
     sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
     comp = case.torch_entries(m, n, k)[0]
-    ref = case.reference_fns(m, n, k)[0](*sets[0])
+    # The competitor's output, or (where torch rejects the shape: _scaled_mm row fast + bias at M = 1)
+    # the next reference that runs; the competitor then gets no time, the kernels still do.
+    ref = first_output(case.reference_fns(m, n, k), sets[0])
     row = {"m": m, "n": n, "k": k, "us": {}, "rel_err": {}, "competitor": {"name": comp.name, "us": None},
            "selected": case.kernel(m, n, k)}
+    if ref is None:
+        raise RuntimeError(f"sweep: no reference ran for {m}x{n}x{k}")
     timed = {}
     for name in names:
         fn = functools.partial(case.ours, config=name)  # the kernel forced by name
@@ -69,9 +73,10 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
         if err <= case.tol:
             timed[name] = fn
     times = timer([comp.fn, *timed.values()], sets)
-    if isinstance(times[0], BaseException):
-        raise times[0]
-    row["competitor"]["us"] = 1e3 * times[0]
+    if isinstance(times[0], BaseException):  # recorded, and the row keeps the kernels' times
+        row["competitor"]["error"] = short_error(times[0])
+    else:
+        row["competitor"]["us"] = 1e3 * times[0]
     for name, t in zip(timed, times[1:]):
         if isinstance(t, BaseException):  # checked, then failed to capture or replay: no number, the reason
             row["rel_err"][name] = short_error(t)
@@ -103,7 +108,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 1
     rows = []
     print(f"# {case.title}: {len(names)} kernels")
-    print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | best/competitor | selected | sel/best |")
+    print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | competitor/best (speedup) | "
+          "selected | sel/best (slowdown) |")
     print("|---|---|---|---|---|---|---|")
     for suite in suite_names:
         for m, n, k in SUITES[suite]:
@@ -112,7 +118,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             timed = {nm: t for nm, t in row["us"].items() if t}
             best = min(timed, key=timed.get) if timed else None
             sel = timed.get(row["selected"]) if row["selected"] else None
-            comp = row["competitor"]["us"]
+            comp = row["competitor"]["us"] or float("nan")  # nan: the competitor failed (its error is in the JSON)
             print(f"| {m}x{n}x{k} | {comp:.1f} | {best} | {timed[best]:.1f} | {comp / timed[best]:.2f} | "
                   f"{row['selected']} | {(sel / timed[best]) if sel else float('nan'):.2f} |" if best else
                   f"| {m}x{n}x{k} | {comp:.1f} | none timed: {row['rel_err']} |", flush=True)

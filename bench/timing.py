@@ -10,9 +10,15 @@ from typing import Callable, List, Sequence, Union
 import torch
 
 
+MAX_ROTATION_SETS = 64
+
+
 def rotation_sets(make: Callable[[], tuple], bytes_per_set: int, l2_bytes: int = 60 * 2**20) -> list:
-    """Enough independent input sets that consecutive calls never hit the previous call's L2."""
-    n = max(2, min(8, -(-3 * l2_bytes // max(bytes_per_set, 1))))
+    """Enough independent input sets that the calls between two uses of one set move 3x L2 (60 MiB,
+    above the H200's 50 MB): its operands are never L2-resident. Up to MAX_ROTATION_SETS sets (at
+    most 3x L2 + one set of memory); the cap of 8 before session 10 left the sets of 1024^3-class
+    problems (4-6 MB each, 32-48 MB in all) inside L2."""
+    n = max(2, min(MAX_ROTATION_SETS, -(-3 * l2_bytes // max(bytes_per_set, 1)) + 1))
     return [make() for _ in range(n)]
 
 

@@ -563,13 +563,46 @@ def test_compare_runs_from_rounds_uses_the_paired_round_ratios(tmp_path):
     for d, rounds in ((old, ([10.0, 20.0, 40.0], [10.0, 20.0, 40.0])), (new, ([10.0, 10.0, 10.0], [20.0, 10.0, 5.0]))):
         d.mkdir()
         (d / "x.json").write_text(json.dumps(doc(*rounds)))
-    geo, shapes = compare_runs.compare(str(old), str(new), from_rounds=True)
+    geo, shapes, _ = compare_runs.compare(str(old), str(new), from_rounds=True)
     assert shapes[0][4:] == pytest.approx((1.0, 1.0)) and geo[0][0] == pytest.approx(0.0)  # 2 * 1 * 0.5 -> 1
     assert compare_runs.round_ratio({"us_rounds": [1.0]}, {}) is None
     for d in (old, new):  # runs without rounds: a clear error, not a comparison of nothing
         (d / "x.json").write_text(json.dumps(dict(doc([1.0], [1.0]), rows=[{"m": 1, "n": 2, "k": 3, "ours": {},
                                                                              "competitors": {"c": {"ratio": 1.0}}}])))
     assert compare_runs.main([str(old), str(new), "--from-rounds"]) == 2
+
+
+def test_compare_runs_geomeans_over_the_shapes_both_runs_have(tmp_path, capsys):
+    """A shape one run lacks (a failed check, a shorter suite) is reported, not folded into a geomean
+    move: old {0.5, 2.0} against new {0.5} is no change."""
+    from bench import compare_runs
+
+    def doc(ratios):
+        rows = [{"m": m, "n": 8, "k": 8, "ours": {}, "competitors": {"c": {"ratio": r}}} for m, r in ratios]
+        return {"suite": "custom", "config": {"title": "t"}, "rows": rows,
+                "summary": {"c": {"geomean": math.exp(sum(math.log(r) for _, r in ratios) / len(ratios)),
+                                  "n": len(ratios)}}}
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d, ratios in ((old, [(1, 0.5), (2, 2.0)]), (new, [(1, 0.5)])):
+        d.mkdir()
+        (d / "x.json").write_text(json.dumps(doc(ratios)))
+    geo, shapes, unmatched = compare_runs.compare(str(old), str(new))
+    assert geo[0][0] == pytest.approx(0.0) and len(shapes) == 1 and unmatched == [("x.json", "c", "2x8x8")]
+    assert compare_runs.main([str(old), str(new)]) == 0
+    assert "1 ratios in one run only" in capsys.readouterr().out
+
+
+def test_rotation_sets_move_three_l2_between_uses():
+    """Between two uses of a set, the other sets hold at least 3x L2, up to the cap (session 10:
+    the old cap of 8 kept 1024^3's sets L2-resident)."""
+    from bench.timing import MAX_ROTATION_SETS, rotation_sets
+
+    l2 = 60 * 2**20
+    for nbytes in (1, 2**20, 4 * 2**20, 6 * 2**20, 24 * 2**20, 200 * 2**20, 2**31):
+        n = len(rotation_sets(lambda: (), nbytes, l2))
+        assert 2 <= n <= MAX_ROTATION_SETS
+        assert (n - 1) * nbytes >= 3 * l2 or n == MAX_ROTATION_SETS, (nbytes, n)
 
 
 def test_decomposition_probe_cli():
@@ -579,4 +612,6 @@ def test_decomposition_probe_cli():
     with pytest.raises(SystemExit):
         probe.main(["--modes", "default,bogus"])
     assert set(probe.MODES) >= {"default", "dp", "streamk"}
+    assert probe.mode_env("splitk3") == {"CUTLASS_GEMM_SPLITS": "3"}
+    assert probe.mode_env("splitk1") is None and probe.mode_env("splitk65") is None and probe.mode_env("x") is None
     assert all(k.startswith("sm90_") and k.endswith("streamk") for _, _, _, k in probe.CASES)

@@ -169,6 +169,20 @@ def test_sweep_rows_on_the_cpu_reference():
     assert row["us"] == {"sm90_f16_t128x128x64_c1x1_coop": None}
     assert "config" in row["rel_err"]["sm90_f16_t128x128x64_c1x1_coop"]
     assert torch.is_tensor(case.make(5, 24, 40)[0])
+    # the competitor failing to time (torch rejects the shape) costs its number, not the row
+    row = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40,
+                            timer=lambda fns, sets: [RuntimeError("CUBLAS_STATUS_NOT_SUPPORTED"), 0.002, 0.003])
+    assert row["us"] == {SMALL: 2.0, MID: 3.0} and row["competitor"]["us"] is None
+    assert row["competitor"]["error"] == "RuntimeError: CUBLAS_STATUS_NOT_SUPPORTED"
+    # and a competitor that cannot even produce the reference: the next reference checks the kernels
+
+    def rejects(*args):
+        raise RuntimeError("not supported")
+
+    eager = case.reference_fns(5, 24, 40)
+    case.reference_fns = lambda m, n, k: [rejects, *eager]
+    row = sweep.sweep_shape(case, [SMALL], 5, 24, 40, timer=lambda fns, sets: [0.002] * len(fns))
+    assert row["us"] == {SMALL: 2.0} and row["rel_err"][SMALL] < case.tol
 
 
 @pytest.mark.parametrize("bad,expect", [
