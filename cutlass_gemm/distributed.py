@@ -37,7 +37,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from ._validate import classify_scale_a, classify_scale_b
+from ._validate import check_gemm, classify_scale_a, classify_scale_b
 
 _DTENSOR_MODULE = "torch.distributed.tensor"
 _lock = threading.Lock()
@@ -236,6 +236,8 @@ def linear_forward(mod, x, residual):
     mesh = _mesh_1d(mod.weight, "Linear")
     x, residual, bias = (_as_dtensor(t, mesh) for t in (x, residual, mod.bias))
     if _k_sharded(mod.weight) and mod.activation != "none":
+        # bias and residual skip the op here: the unsharded layer's checks first (global shapes)
+        check_gemm(x, mod.weight, bias, residual, mod.activation, None, "")
         y = gemm(x, mod.weight)  # Partial: the activation needs the full sum
         return _finish_after_reduce(y, bias, residual, mod.activation)
     return gemm(x, mod.weight, bias=bias, residual=residual, activation=mod.activation)
@@ -314,9 +316,13 @@ def fp8_linear_forward(mod, x, residual):
         x8, sx = quantize_fp8(xl.reshape(-1, xl.shape[-1]), mod.input_granularity)
         first = mesh.get_local_rank() == 0
         linear = mod.activation == "none"
-        bl = bias.redistribute(placements=[Replicate()]).to_local() if bias is not None and first and linear else None
+        # Redistributing is a collective when bias/residual are sharded: every rank takes part, then
+        # only the first adds them (exact).
+        bl = bias.redistribute(placements=[Replicate()]).to_local() if bias is not None and linear else None
         rl = (residual.redistribute(placements=[Replicate()]).to_local().reshape(-1, mod.out_features)
-              if residual is not None and first and linear else None)
+              if residual is not None and linear else None)
+        if not first:
+            bl = rl = None
         yl = scaled_mm(x8, w8.to_local(), sx, sw.to_local(), bias=bl, residual=rl, accumulate=mod.accumulate)
         y = DTensor.from_local(yl.reshape(*lead, -1), mesh, [Partial()], run_check=False)
         if not linear:

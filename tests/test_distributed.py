@@ -38,7 +38,7 @@ def test_tensor_parallel_gloo_cpu(tmp_path):
     if not dist.is_gloo_available():
         pytest.skip("gloo is not available")
     data = _spawn(tmp_path, "gloo")
-    assert len(data["modules"]) == 9 and len(data["ops"]) == 12
+    assert len(data["modules"]) == 12 and len(data["ops"]) == 12
 
 
 @pytest.mark.gpu
@@ -46,7 +46,7 @@ def test_tensor_parallel_nccl_2gpu(tmp_path):
     if torch.cuda.device_count() < 2 or not dist.is_nccl_available():
         pytest.skip("needs 2 GPUs and NCCL")
     data = _spawn(tmp_path, "nccl")
-    assert len(data["modules"]) == 9 and len(data["ops"]) == 12
+    assert len(data["modules"]) == 12 and len(data["ops"]) == 12
 
 
 def test_rules_register_after_a_late_dtensor_import():

@@ -199,6 +199,27 @@ def run_cases(rank: int, world: int, backend: str, store_path: str, report_path:
                 tp(xi_shard(xi, mesh), residual=x)  # the first call shards the FP8 copy (K-sharded amax: one all-reduce)
                 out, c = _comm_counts(lambda: tp(xi_shard(xi, mesh), residual=x))
             check(f"row-parallel + silu {label}", out, want, kind, {"all_reduce": 1}, c, section="modules")
+            # the residual skips the op on this path: a wrong one is the unsharded layer's error
+            for bad, msg in ((x[0, 0], "expected residual of shape [2, 24, 256]"),
+                             (x.float(), "expected residual of dtype bfloat16")):
+                try:
+                    tp(xi_shard(xi, mesh), residual=bad)
+                except RuntimeError as e:
+                    assert msg in str(e), (label, str(e))
+                else:
+                    raise AssertionError(f"row-parallel + silu {label}: a bad residual was accepted")
+        # Row-parallel without an activation, the residual sharded (a DTensor): redistributing it is a
+        # collective on every rank, then the first rank adds it (session 10: only rank 0 redistributed
+        # and the ranks hung on different collectives).
+        for label, lin, kw in variants:
+            kind = "bf16" if lin is Linear else "fp8"
+            layer = lin(h, d, **kw).to(dev, torch.bfloat16)
+            xi = randn(2, 24, h)
+            with torch.no_grad():
+                want = layer(xi, residual=x)
+                tp = parallelize_module(copy.deepcopy(layer), mesh, RowwiseParallel())
+                out = tp(xi_shard(xi, mesh), residual=distribute_tensor(x, mesh, [Shard(2)]))
+            check(f"row-parallel, residual sharded {label}", out, want, kind, None, {}, section="modules")
         if rank == 0:
             with open(report_path, "w") as f:
                 json.dump(report, f, indent=1)
