@@ -160,8 +160,13 @@ def _call(op, args, kwargs):
     no gradient can flow (grad mode off or no input requiring grad): about 6 us of host time per
     eager call on the H200 host. Only plain tensors take the shortcut; traced calls (torch.compile,
     export, fx proxies) and tensor subclasses take the op's full dispatch."""
-    if (not torch.compiler.is_compiling() and all(t is None or type(t) is torch.Tensor for t in args)
-            and not (torch.is_grad_enabled() and any(t is not None and t.requires_grad for t in args))):
+    a, b, bias, residual = args  # written out, not generator expressions: ~3 us less host time per call
+    T = torch.Tensor
+    if (type(a) is T and type(b) is T and (bias is None or type(bias) is T) and (residual is None or type(residual) is T)
+            and not torch.compiler.is_compiling()
+            and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad
+                                                  or (bias is not None and bias.requires_grad)
+                                                  or (residual is not None and residual.requires_grad)))):
         with torch._C._AutoDispatchBelowAutograd():
             return op(*args, **kwargs)
     return op(*args, **kwargs)
