@@ -161,6 +161,17 @@ def _use_kernel(x: torch.Tensor, granularity: str) -> bool:
             and os.environ.get("CUTLASS_GEMM_QUANT_KERNEL", "1") != "0")
 
 
+_QUANTIZE_ROWS = None
+
+
+def _quantize_rows_op():
+    """torch.ops.cutlass_gemm._quantize_fp8_rows_.default, looked up once (~1.3 us per lookup)."""
+    global _QUANTIZE_ROWS
+    if _QUANTIZE_ROWS is None:
+        _QUANTIZE_ROWS = torch.ops.cutlass_gemm._quantize_fp8_rows_.default
+    return _QUANTIZE_ROWS
+
+
 def _quantize_kernel(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> Tuple[torch.Tensor, torch.Tensor]:
     r, c = x.shape
     q = torch.empty((r, c), dtype=dtype, device=x.device)
@@ -168,7 +179,7 @@ def _quantize_kernel(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> T
         scale = torch.empty((r, 1), dtype=torch.float32, device=x.device)
     else:  # MN-major [R, ceil(C/128)], as the eager path returns it
         scale = torch.empty((-(-c // 128), r), dtype=torch.float32, device=x.device).t()
-    torch.ops.cutlass_gemm._quantize_fp8_rows_(x, q, scale, 0 if granularity == "row" else 128)
+    _quantize_rows_op()(x, q, scale, 0 if granularity == "row" else 128)
     return q, scale
 
 
