@@ -251,18 +251,25 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
         if verbose:
             print(f"{m}x{n}x{k}: {best} " + " ".join(f"{nm}={t * 1e3:.1f}us" for nm, t in sorted(times.items())))
     new = rules_from_winners(winners, epilogue)
+    install_tuned(new, epilogue, save, path)
+    return new
+
+
+def install_tuned(new: List[configs.Rule], epilogue: str, save: bool = True, path: Optional[str] = None) -> None:
+    """Put freshly tuned rules ahead of the tuned rules in force, replacing those of the same family,
+    (N, K) and epilogue, and (save) merge them into the cache file. Only `new` is written: the file's
+    other entries (maybe newer, from another process) stay, and rules loaded from
+    CUTLASS_GEMM_CONFIG_FILE or configs.load() never enter it."""
     families = {r.spec.family for r in new}
-    nks = set(winners)
+    nks = {(r.n[0], r.k[0]) for r in new}
     with configs._lock:
         kept = [r for r in configs._tuned_rules if not (r.spec.family in families and (r.n[0], r.k[0]) in nks
                                                          and r.n[0] == r.n[1] and r.k[0] == r.k[1]
                                                          and r.epilogue == epilogue)]
         configs._tuned_rules[:] = new + kept
-        tuned = list(configs._tuned_rules)
     configs.push()
     if save:
-        write_cache(tuned, path)
-    return new
+        write_cache(new, path)
 
 
 LOCK_TIMEOUT_S = 30.0

@@ -36,6 +36,7 @@ RULE_FIELDS = ("arch", "a", "b", "out", "scale", "accum", "epilogue", "m_lo", "m
 # A rule's epilogue class, in the order of the C++ enum `cutlass_gemm::EpilogueClass` (registry.h).
 EPILOGUE_CLASSES = ("any", "plain", "fused")
 CONFIG_FILE_ENV = "CUTLASS_GEMM_CONFIG_FILE"
+RULE_KEYS = ("kernel", "m", "n", "k", "epilogue")  # a rule's JSON form (rule_from_dict)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,10 @@ def rule_from_dict(d: object) -> Rule:
     saying what is wrong with it."""
     if not isinstance(d, dict) or not isinstance(d.get("kernel"), str):
         raise ValueError(f"expected an object with a 'kernel' name, got {d!r}")
+    unknown = sorted(set(d) - set(RULE_KEYS))
+    if unknown:  # a misspelt axis ("M", "epilog") would otherwise widen the rule to every problem
+        raise ValueError(f"{d['kernel']}: unknown key(s) {', '.join(map(repr, unknown))}; a rule has "
+                         f"{', '.join(RULE_KEYS)}")
 
     def rng(axis: str, lo_default: int) -> Tuple[int, int]:
         v = d.get(axis, [lo_default, None])
@@ -155,7 +160,11 @@ def load(path: str) -> int:
     """Load tuned rules from a JSON file ({"rules": [{"kernel":..., "m": [lo, hi], ...}]})."""
     with open(path) as fh:
         data = json.load(fh)
-    loaded = [rule_from_dict(r) for r in data.get("rules", [])]
+    if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+        got = f"keys {sorted(data)}" if isinstance(data, dict) else f"a JSON {type(data).__name__}"
+        raise ValueError(f"cutlass_gemm.configs.load: expected {path} to be an object with a 'rules' list (what "
+                         f"configs.save writes), got {got}")
+    loaded = [rule_from_dict(r) for r in data["rules"]]
     flatten(loaded)  # out-of-range values fail here, before anything is installed
     with _lock:
         _tuned_rules[:] = loaded

@@ -120,6 +120,41 @@ def test_threads_in_one_process_merge(tmp_path):
     assert {(r.n[0], r.k[0]) for r in rules} == {(2000 + i, 64 * (j + 1)) for i in range(4) for j in range(5)}
 
 
+def test_a_tune_writes_only_what_it_tuned(tmp_path):
+    """install_tuned (tune()'s last step) merges only its new rules into the file: a stale copy this
+    process loaded at import does not overwrite another process's newer tune of the same (N, K), and
+    rules from CUTLASS_GEMM_CONFIG_FILE / configs.load() never become cache entries (audit, session 10)."""
+    path = str(tmp_path / "tuned.json")
+    stale, newer = configs.Rule(KERNELS[0], n=(512, 512), k=(256, 256)), configs.Rule(KERNELS[1], n=(512, 512), k=(256, 256))
+    from_file = configs.Rule(KERNELS[1])  # a catch-all from a config file
+    configs._tuned_rules[:] = [stale, from_file]  # what this process loaded
+    tune.write_cache([newer], path)  # another process re-tuned (512, 256) since
+    mine = configs.Rule(KERNELS[0], m=(1, 64), n=(1024, 1024), k=(256, 256))
+    tune.install_tuned([mine], "any", save=True, path=path)
+    with open(path) as fh:
+        saved = {(r["kernel"], tuple(r["n"])) for r in json.load(fh)["rules"]}
+    assert saved == {(KERNELS[1], (512, 512)), (KERNELS[0], (1024, 1024))}
+    assert configs._tuned_rules[0] == mine and configs.explain(16, 1024, 256).kernel == KERNELS[0]
+
+
+def test_a_config_file_with_a_mistake_is_an_error(tmp_path):
+    """A file without a 'rules' list, or a rule with a key it does not know (a misspelt axis would make
+    it a catch-all), is refused naming what is expected; nothing is installed."""
+    before = configs.rules()
+    bad = {"no_rules.json": {"rule": [{"kernel": KERNELS[0]}]},
+           "families.json": {"families": []},
+           "list.json": [{"kernel": KERNELS[0]}],
+           "typo.json": {"rules": [{"kernel": KERNELS[0], "M": [1, 16], "epilog": "fused"}]}}
+    msgs = {"no_rules.json": "an object with a 'rules' list", "families.json": "an object with a 'rules' list",
+            "list.json": "got a JSON list", "typo.json": "unknown key\\(s\\) 'M', 'epilog'"}
+    for name, doc in bad.items():
+        p = tmp_path / name
+        p.write_text(json.dumps(doc))
+        with pytest.raises(ValueError, match=msgs[name]):
+            configs.load(str(p))
+        assert configs.rules() == before
+
+
 def test_merge_replaces_same_nk_and_drops_foreign_files(tmp_path):
     path = str(tmp_path / "tuned.json")
     tune.write_cache([_rule(0, n=512, k=256), _rule(1, n=1024, k=256)], path)
