@@ -60,7 +60,8 @@ def build_info() -> Dict[str, object]:
         "cuda_version": getattr(bi, "CUDA_VERSION", None),
         "nvcc_version": getattr(bi, "NVCC_VERSION", None),
         "git_commit": getattr(bi, "GIT_COMMIT", None),
-        "extension_loaded": "cutlass_gemm._C" in sys.modules,
+        # the .so can be in sys.modules yet refused (a CUDA or kernel-table mismatch): LOAD_ERROR says so
+        "extension_loaded": LOAD_ERROR is None and "cutlass_gemm._C" in sys.modules,
         "compiled_kernels": None,
     }
     if info["extension_loaded"]:

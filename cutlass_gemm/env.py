@@ -62,6 +62,16 @@ def _cache_path(loaded: bool) -> str:
     return os.path.join(base, "tuned.json")
 
 
+def gpu_support(arch: int, built_archs) -> str:
+    """What this build does on a GPU of `arch` (0: not an arch cutlass_gemm has kernels for)."""
+    if not arch:
+        return "not supported"
+    if built_archs is not None and arch not in built_archs:
+        return (f"not in this build (sm_{arch} kernels not compiled; built: "
+                f"{', '.join(f'sm_{a}' for a in built_archs) or 'none'}; rebuild with CUTLASS_GEMM_ARCHS)")
+    return f"supported (sm_{arch} kernels)"
+
+
 def collect() -> Dict[str, object]:
     import cutlass_gemm
 
@@ -93,7 +103,7 @@ def collect() -> Dict[str, object]:
             arch = int(torch.ops.cutlass_gemm._device_arch(d)) if loaded else SUPPORTED_CAPABILITIES.get(cap, 0)
             gpus.append({"index": d, "name": p.name, "capability": f"sm_{p.major}{p.minor}", "sms": p.multi_processor_count,
                          "memory_gib": round(p.total_memory / 2**30, 1),
-                         "cutlass_gemm": f"supported (sm_{arch} kernels)" if arch else "not supported"})
+                         "cutlass_gemm": gpu_support(arch, report["build"].get("archs"))})
     except Exception as e:  # noqa: BLE001 - a broken driver is exactly what the report is for
         gpus.append({"error": repr(e)})
     report["torch"] = {

@@ -9,7 +9,8 @@ Granularities (x is [R, C]; for a weight b [N, K] use "row": one scale per outpu
     "1x128"    s [R, ceil(C/128)]           returned M-major (s.t() is contiguous): zero-copy for a
     "128x128"  s [ceil(R/128), ceil(C/128)] returned N-major (s.t() is contiguous): zero-copy for b
 
-Rules: scale = max(amax(|group|) / max(dtype), 2^-126) in float32 (the floor, float32's smallest
+Rules: scale = max(amax(|group|) / max(dtype), 2^-126) in float32 (float64 input: the quotient is
+taken in float64, then rounded; a float64 group beyond ~1.5e41 gets an infinite scale; the floor, float32's smallest
 normal, only matters for groups below ~5e-36: their values then stay in range); a group whose
 amax is 0 gets scale 1 (it quantizes to zeros); q = x / scale rounded to nearest-even, never
 beyond +-max(dtype) for finite input (|x| <= amax = scale * max, and the float32 quotient's
@@ -49,9 +50,11 @@ _FLT_MIN = torch.finfo(torch.float32).tiny  # 2^-126
 
 def _scale(amax: torch.Tensor, fmax: float) -> torch.Tensor:
     """float32 scales from group amax values (any float dtype, exact): 1 where amax == 0; a NaN
-    amax stays NaN (clamp propagates it)."""
-    a = amax.float()
-    return torch.where(a == 0, 1.0, (a / fmax).clamp_min_(_FLT_MIN))
+    amax stays NaN (clamp propagates it). A float64 amax is divided before it is rounded to float32:
+    float64 groups up to float32's max x max(dtype) (~1.5e41 for e4m3) keep a finite scale (rounding
+    amax first made the scale of a 2e39 group infinite and its values NaN)."""
+    a = (amax / fmax).float() if amax.dtype == torch.float64 else amax.float() / fmax
+    return torch.where(a == 0, 1.0, a.clamp_min_(_FLT_MIN))
 
 
 def _divide(x: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:

@@ -111,6 +111,32 @@ def test_env_report_with_a_broken_extension(tmp_path):
     assert plain.returncode != 0 and "compiled extension failed to load" in plain.stderr
 
 
+def test_env_report_when_the_extension_loads_but_is_refused(tmp_path):
+    """The .so imports but the package refuses it (built for another CUDA major): the report says
+    FAILED TO LOAD and build_info agrees (extension_loaded False), not both at once (audit, session 10)."""
+    if torch.version.cuda is None:
+        pytest.skip("a CPU-only torch does not check the build's CUDA version")
+    pkg = tmp_path / "site" / "cutlass_gemm"
+    shutil.copytree(os.path.dirname(cutlass_gemm.__file__), pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    info = pkg / "_build_info.py"
+    text = info.read_text()
+    assert "CUDA_VERSION = " in text
+    info.write_text(re.sub(r"CUDA_VERSION = '[^']*'", "CUDA_VERSION = '1.0'", text))
+    r = _env(pythonpath_=str(tmp_path / "site"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "FAILED TO LOAD" in r.stdout and "built for CUDA 1.0" in r.stdout, r.stdout
+    assert "extension_loaded: False" in r.stdout and "extension_loaded: True" not in r.stdout, r.stdout
+
+
+def test_env_gpu_support_names_what_the_build_lacks():
+    from cutlass_gemm.env import gpu_support
+
+    assert gpu_support(90, [90, 100]) == "supported (sm_90 kernels)"
+    assert gpu_support(100, [90]).startswith("not in this build (sm_100 kernels not compiled; built: sm_90")
+    assert gpu_support(0, [90]) == "not supported"
+    assert gpu_support(90, None) == "supported (sm_90 kernels)"  # no build info: the capability decides
+
+
 def test_workflows_pass_the_offline_check():
     assert check_workflows.check_paths([os.path.join(ROOT, ".github", "workflows")]) == []
 
