@@ -6,7 +6,8 @@ Granularities (x is [R, C]; for a weight b [N, K] use "row": one scale per outpu
     "tensor"   s [1]
     "row"      s [R, 1]                     (per-token for a, per-channel for b)
     "column"   s [1, C]
-    "1x128"    s [R, ceil(C/128)]           returned M-major (s.t() is contiguous): zero-copy for a
+    "1x128"    s [R, ceil(C/128)]           returned M-major, rows padded to 4 (s.stride() == (1,
+                                            round_up(R, 4))): zero-copy for a
     "128x128"  s [ceil(R/128), ceil(C/128)] returned N-major (s.t() is contiguous): zero-copy for b
 
 Rules: scale = max(amax(|group|) / max(dtype), 2^-126) in float32 (float64 input: the quotient is
@@ -106,8 +107,25 @@ def _quantize(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> Tuple[to
     if q.shape != x.shape:
         q = q[:r, :c].contiguous()
     scale = scale.reshape(nr, nc)
-    # MN-major: the layout the SM90 blockwise kernel reads.
+    # MN-major: the layout the blockwise kernels read.
+    if br == 1:
+        return q, _mn_major_padded(scale)
     return q, scale.t().contiguous().t()
+
+
+def _m_ld(rows: int) -> int:
+    """The leading dimension scaled_mm's TMA reads 1x128 scales with: M rounded up to 4 (16 bytes)."""
+    return -(-rows // 4) * 4
+
+
+def _mn_major_padded(scale: torch.Tensor) -> torch.Tensor:
+    """[M, kb] 1x128 scales as the [M, kb] view of a [kb, round_up(M, 4)] buffer: what scaled_mm reads
+    in place. Contiguous M-major scales with M % 4 != 0 (every decode step of M = 1-3) were copied
+    by scaled_mm on every call. The padding is never read for an output row."""
+    rows, kb = scale.shape
+    buf = scale.new_empty((kb, _m_ld(rows)))
+    buf[:, :rows].copy_(scale.t())
+    return buf.t()[:rows]
 
 
 # --- CUDA fast path: the same function, compiled once per (granularity, dtypes) --------------
@@ -180,8 +198,8 @@ def _quantize_kernel(x: torch.Tensor, granularity: str, dtype: torch.dtype) -> T
     q = torch.empty((r, c), dtype=dtype, device=x.device)
     if granularity == "row":
         scale = torch.empty((r, 1), dtype=torch.float32, device=x.device)
-    else:  # MN-major [R, ceil(C/128)], as the eager path returns it
-        scale = torch.empty((-(-c // 128), r), dtype=torch.float32, device=x.device).t()
+    else:  # MN-major [R, ceil(C/128)] with R padded to 4, as the eager path returns it
+        scale = torch.empty((-(-c // 128), _m_ld(r)), dtype=torch.float32, device=x.device).t()[:r]
     _quantize_rows_op()(x, q, scale, 0 if granularity == "row" else 128)
     return q, scale
 
