@@ -13,7 +13,10 @@ Granularities (x is [R, C]; for a weight b [N, K] use "row": one scale per outpu
 Rules: scale = max(amax(|group|) / max(dtype), 2^-126) in float32 (float64 input: the quotient is
 taken in float64, then rounded; a float64 group beyond ~1.5e41 gets an infinite scale; the floor, float32's smallest
 normal, only matters for groups below ~5e-36: their values then stay in range); a group whose
-amax is 0 gets scale 1 (it quantizes to zeros); q = x / scale rounded to nearest-even, never
+amax is 0 gets scale 1 (it quantizes to zeros); q = x / scale as a float32 quotient (float64 for
+float64 x) rounded to nearest-even FP8 -- two roundings, as torch's FP8 casts of a float32 division:
+a quotient within float32 rounding of an FP8 tie can land one FP8 step from the exactly rounded
+value (a few per 1e5 on random bf16 data) --, never
 beyond +-max(dtype) for finite input (|x| <= amax = scale * max, and the float32 quotient's
 rounding stays far below the next FP8 rounding boundary, so no clamp pass is needed: the result
 equals clamp(x / scale) bit for bit). No check for inf/NaN (it would sync): a non-finite value
@@ -59,7 +62,7 @@ def _scale(amax: torch.Tensor, fmax: float) -> torch.Tensor:
 
 
 def _divide(x: torch.Tensor, scale: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
-    """x / scale (broadcast) computed in float32 and rounded once to `dtype`."""
+    """x / scale (broadcast) computed in float32 (float64 for float64 x) and stored as `dtype`."""
     if torch.compiler.is_compiling():  # traced: Inductor fuses the cast into the division
         return (x.float() / scale).to(dtype)
     q = torch.empty(torch.broadcast_shapes(x.shape, scale.shape), dtype=dtype, device=x.device)
