@@ -3,6 +3,7 @@ checks the same things in the same order with the same messages for CUDA calls."
 
 from __future__ import annotations
 
+import math
 from typing import List, Optional, Sequence, Tuple
 
 import torch
@@ -58,6 +59,15 @@ def _list(items: List[str], last_sep: str) -> str:
     return ", ".join(items[:-1]) + last_sep + items[-1]
 
 
+def check_residual(op, residual, out_shape, out: torch.dtype) -> None:
+    """The residual's shape and dtype are the output's (also for callers that add it outside the op:
+    nn.Fp8Linear's cast, a row-parallel layer's activation after the all-reduce)."""
+    if tuple(residual.shape) != tuple(out_shape):
+        fail(op, f"expected residual of shape {shape_str(out_shape)} (the output's), got {shape_str(residual.shape)}")
+    if residual.dtype != out:
+        fail(op, f"expected residual of dtype {dtype_name(out)} (the output's), got {dtype_name(residual.dtype)}")
+
+
 def _check_epilogue(op, a, n, out_shape, out, bias, residual, activation) -> None:
     """bias / residual / activation: shared by every op, same order as the C++ check_epilogue."""
     if bias is not None:
@@ -69,10 +79,7 @@ def _check_epilogue(op, a, n, out_shape, out, bias, residual, activation) -> Non
         if bias.device != a.device:
             fail(op, f"expected bias on {device_str(a)} (the device of a), got {device_str(bias)}")
     if residual is not None:
-        if tuple(residual.shape) != out_shape:
-            fail(op, f"expected residual of shape {shape_str(out_shape)} (the output's), got {shape_str(residual.shape)}")
-        if residual.dtype != out:
-            fail(op, f"expected residual of dtype {dtype_name(out)} (the output's), got {dtype_name(residual.dtype)}")
+        check_residual(op, residual, out_shape, out)
         if residual.device != a.device:
             fail(op, f"expected residual on {device_str(a)} (the device of a), got {device_str(residual)}")
     if activation not in kt.ACTIVATIONS:
@@ -157,15 +164,8 @@ def check_gemm(
     _check_epilogue(op, a, b.shape[0], out_shape, out, bias, residual, activation)
     _check_config(op, config, (in_key, in_key, dtype_key(out), "none", "f32"),
                   f"{dtype_name(a.dtype)} -> {dtype_name(out)}")
-    check_problem_size(op, _rows(out_shape), b.shape[0], a.shape[-1], out, k_align=8)
+    check_problem_size(op, math.prod(out_shape[:-1]), b.shape[0], a.shape[-1], out, k_align=8)
     return out_shape, out
-
-
-def _rows(out_shape) -> int:
-    m = 1
-    for d in out_shape[:-1]:
-        m *= d
-    return m
 
 
 FP8 = (torch.float8_e4m3fn, torch.float8_e5m2)
@@ -221,9 +221,7 @@ def check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtyp
             fail(op, f"expected {name} of dtype float32, got {dtype_name(s.dtype)}")
         _check_device(op, name, s, a)
     k, n = a.shape[-1], b.shape[0]
-    m = 1
-    for d in a.shape[:-1]:
-        m *= d
+    m = math.prod(a.shape[:-1])
     kb, nb = -(-k // 128), -(-n // 128)
     ka = classify_scale_a(scale_a, m, kb)
     if ka is None:

@@ -37,7 +37,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from ._validate import check_gemm, classify_scale_a, classify_scale_b
+from ._validate import GEMM, check_residual, classify_scale_a, classify_scale_b
 
 _DTENSOR_MODULE = "torch.distributed.tensor"
 _lock = threading.Lock()
@@ -236,9 +236,9 @@ def linear_forward(mod, x, residual):
     mesh = _mesh_1d(mod.weight, "Linear")
     x, residual, bias = (_as_dtensor(t, mesh) for t in (x, residual, mod.bias))
     if _k_sharded(mod.weight) and mod.activation != "none":
-        # bias and residual skip the op here: the unsharded layer's checks first (global shapes)
-        check_gemm(x, mod.weight, bias, residual, mod.activation, None, "")
-        y = gemm(x, mod.weight)  # Partial: the activation needs the full sum
+        if residual is not None:  # added after the all-reduce, outside the op: the op's check (global shapes)
+            check_residual(GEMM, residual, (*x.shape[:-1], mod.out_features), x.dtype)
+        y = gemm(x, mod.weight)  # Partial: the activation needs the full sum (the op checks x and the weight)
         return _finish_after_reduce(y, bias, residual, mod.activation)
     return gemm(x, mod.weight, bias=bias, residual=residual, activation=mod.activation)
 

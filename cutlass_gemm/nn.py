@@ -16,7 +16,7 @@ import torch
 from . import distributed as _tp
 from . import kernel_table as kt
 from ._ops import gemm, scaled_mm
-from ._validate import dtype_name, shape_str
+from ._validate import check_residual, dtype_name, shape_str
 from .quantize import INPUT_DTYPES as _FP8_LINEAR_INPUTS  # what quantize_fp8 takes
 from .quantize import quantize_fp8
 
@@ -125,14 +125,8 @@ class Fp8Linear(torch.nn.Linear):
         if x.dtype not in _FP8_LINEAR_INPUTS:
             raise RuntimeError(f"{name}: expected x of dtype bfloat16, float16, float32 or float64, got "
                                f"{dtype_name(x.dtype)}")
-        if residual is not None:
-            out_shape = (*x.shape[:-1], self.out_features)
-            if tuple(residual.shape) != out_shape:
-                raise RuntimeError(f"{name}: expected residual of shape {shape_str(out_shape)} (the output's), got "
-                                   f"{shape_str(residual.shape)}")
-            if residual.dtype != x.dtype:
-                raise RuntimeError(f"{name}: expected residual of dtype {dtype_name(x.dtype)} (the output's: x's), "
-                                   f"got {dtype_name(residual.dtype)}")
+        if residual is not None:  # the output is x's dtype (the kernel writes bf16, cast after)
+            check_residual(name, residual, (*x.shape[:-1], self.out_features), x.dtype)
 
     def forward(self, x: torch.Tensor, residual: Optional[torch.Tensor] = None) -> torch.Tensor:
         self._check_inputs(x, residual)
