@@ -246,7 +246,8 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //     default: session 9's H200 A/B (notes/pdl.md) had it 1-8% faster on the swap-AB ping-pong
 //     kernels but 12-25% slower on the 64x128 ping-pong kernel at M = 16-128.
 //   CUTLASS_GEMM_DECOMPOSITION / CUTLASS_GEMM_SPLITS / CUTLASS_GEMM_REDUCTION (stream-K kernels
-//     only): CUTLASS's decomposition (1 data-parallel, 2 split-K, 3 stream-K; unset: its heuristic),
+//     only): CUTLASS's decomposition (1 data-parallel, 2 split-K, 3 stream-K; unset: its heuristic,
+//     except stream-K for 16-bit operands on grids under 2/3 of the SMs: kernels::prefer_stream_k),
 //     the split-K factor (2-64; split-K only, and split-K needs it) and the reduction order
 //     (1 non-deterministic; unset: deterministic).
 template <class Ok>

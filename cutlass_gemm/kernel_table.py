@@ -238,6 +238,19 @@ KERNELS: Tuple[Kernel, ...] = tuple(
         Kernel(arch=90, a="f16", b="f16", out="f32", tile=(128, 128, 64), cluster=(1, 1), schedule="coop"),
     ]
     + _sm90_small_m_and_few_tiles()
+    + [
+        # CANDIDATES (branch bf16-tiles, not measured): bf16 tiles for M = 512-2048 and the
+        # compute-bound middle, where the table is 0.89-0.95x cuBLAS (bef77bc tables).
+        # 64x256 ping-pong: 128 accumulator registers per warpgroup as 128x128, with one tile's
+        # epilogue under the other warpgroup's mainloop, and b multicast across an M pair.
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong"),
+        # 128x256 with b multicast across four M tiles: M = 512 is one cluster column per N tile
+        # (128 tiles at N = 8192: one wave), a quarter of b's L2 reads of the unclustered tile.
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 256, 64), cluster=(4, 1), schedule="coop"),
+        # 256x128 cooperative (each warpgroup 128x128), b multicast across an M pair: the other
+        # orientation of the 128x256 tile, cuBLAS's 8192x10240 kernel being 320x128 (notes/fp8_accurate.md).
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(2, 1), schedule="coop"),
+    ]
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -87,3 +87,28 @@ def test_host_probe_every_compiled_kernel():
         # K off the 16-byte rule: the kernel itself refuses (the op pads before it gets there).
         status, _ = torch.ops.cutlass_gemm._probe_kernel(i, 1000, 1024, 4095, 132).tolist()
         assert status != 0, f"{k.name} accepted K = 4095"
+
+
+def test_small_grid_bf16_stream_k_decomposition():
+    """16-bit stream-K kernels use the stream-K decomposition when the output has fewer tiles than 2/3
+    of the SMs (it needs a partials workspace; CUTLASS's data-parallel choice needs none); 8-bit ones
+    and larger grids keep CUTLASS's heuristic (host probe, no GPU)."""
+    import torch
+
+    mask = torch.ops.cutlass_gemm._compiled_kernels().tolist()
+    names = [k.name for k in kt.KERNELS]
+
+    def workspace(name, m, n, k):
+        i = names.index(name)
+        if not mask[i]:
+            pytest.skip(f"{name} not in this build")
+        status, ws = torch.ops.cutlass_gemm._probe_kernel(i, m, n, k, 132).tolist()
+        assert status == 0, (name, status)
+        return ws
+
+    bf16 = "sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk"
+    fp8 = "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk"
+    assert workspace(bf16, 16, 10240, 8192) > 0      # 80 tiles of 128 rows (swap-AB): stream-K
+    assert workspace(bf16, 1, 10240, 8192) > 0
+    assert workspace(bf16, 64, 8192, 8192) == 0      # 128 tiles: data-parallel, as CUTLASS decides
+    assert workspace(fp8, 16, 10240, 8192) == 0      # FP8: data-parallel won at 80 tiles too

@@ -38,6 +38,9 @@ extern const KernelFns sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_stream
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop __attribute__((weak));
+extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x256x64_c4x1_coop __attribute__((weak));
+extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -91,6 +94,9 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk},
     {"sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop},
+    {"sm90_bf16_t64x256x64_c2x1_pingpong", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x256x64_c2x1_pingpong},
+    {"sm90_bf16_t128x256x64_c4x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c4x1_coop},
+    {"sm90_bf16_t256x128x64_c2x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c2x1_coop},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -109,8 +115,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 50;
-const uint64_t kKernelTableHash = 14082996167187140768ull;
+const int kNumKernels = 53;
+const uint64_t kKernelTableHash = 10223071209673751006ull;
 
 // Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.
 const RetiredKernel kRetired[] = {
