@@ -95,4 +95,13 @@ const char* status_string(int status) {
   }
 }
 
+int default_decomposition(int kernel, int64_t m, int64_t n, int sm_count) {
+  const KernelInfo& ki = kKernels[kernel];
+  const KernelGrid& g = kKernelGrids[kernel];
+  if (!g.stream_k || !(ki.a == DType::kBf16 || ki.a == DType::kF16)) return 0;
+  const int64_t rows = g.swap_ab ? n : m, cols = g.swap_ab ? m : n;
+  const int64_t tiles = ((rows + g.tile_rows - 1) / g.tile_rows) * ((cols + g.tile_cols - 1) / g.tile_cols);
+  return 3 * tiles < 2 * int64_t(sm_count) ? 3 : 0;
+}
+
 }  // namespace cutlass_gemm

@@ -65,4 +65,19 @@ std::string unknown_kernel(const std::string& name);
 
 bool family_matches(const KernelInfo& k, const Family& f);
 
+// A kernel's output tiling, in kKernels' order (generated): the tile's extents along the rows and
+// columns of the output it computes (swap-AB kernels compute D^T) and its tile scheduler.
+struct KernelGrid {
+  int64_t tile_rows, tile_cols;
+  bool swap_ab, stream_k;
+};
+extern const KernelGrid kKernelGrids[];
+
+// The stream-K kernels' decomposition when CUTLASS_GEMM_DECOMPOSITION is unset (0: CUTLASS's
+// heuristic; 3: stream-K): stream-K for 16-bit operands on outputs of fewer tiles than 2/3 of the
+// SMs, where the heuristic's data-parallel grid ran 47-59 us from one capture to the next at bf16
+// 16x10240x8192 and stream-K 49.9 us within 1% (H200, notes/timing.md); FP8 kept data-parallel,
+// which won there by 4-19%.
+int default_decomposition(int kernel, int64_t m, int64_t n, int sm_count);
+
 }  // namespace cutlass_gemm

@@ -247,7 +247,7 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //     kernels but 12-25% slower on the 64x128 ping-pong kernel at M = 16-128.
 //   CUTLASS_GEMM_DECOMPOSITION / CUTLASS_GEMM_SPLITS / CUTLASS_GEMM_REDUCTION (stream-K kernels
 //     only): CUTLASS's decomposition (1 data-parallel, 2 split-K, 3 stream-K; unset: its heuristic,
-//     except stream-K for 16-bit operands on grids under 2/3 of the SMs: kernels::prefer_stream_k),
+//     except stream-K for 16-bit operands on grids under 2/3 of the SMs: default_decomposition),
 //     the split-K factor (2-64; split-K only, and split-K needs it) and the reduction order
 //     (1 non-deterministic; unset: deterministic).
 template <class Ok>
@@ -309,7 +309,7 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
              "CUTLASS_GEMM_DECOMPOSITION=" + std::to_string(kn.decomposition));
   if (kn.decomposition == 2 && kn.splits == 0)
     fail(op, "expected CUTLASS_GEMM_SPLITS (a split-K factor from 2 to 64) with CUTLASS_GEMM_DECOMPOSITION=2 (split-K)");
-  p.decomposition = kn.decomposition;
+  p.decomposition = kn.decomposition > 0 || kn.splits > 0 ? kn.decomposition : default_decomposition(id, p.m, p.n, p.sm_count);
   p.splits = kn.splits;
   p.reduction = kn.reduction;
   int st = ki.fns->can_implement(p);
@@ -712,6 +712,7 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
   p.ldb = k;
   p.ldd = n;
   p.sm_count = int(sm_count);
+  p.decomposition = default_decomposition(int(kernel), m, n, p.sm_count);
   if (ki.scale == ScaleMode::kBlockwise) {  // the scale extents the op passes: [kb, round_up(M, 4)], [kb, nb]
     const int64_t kb = (k + 127) / 128;
     p.scale_a_numel = kb * round_up(m, 4);

@@ -121,6 +121,12 @@ def gen_registry(t) -> str:
     out.append("};\n")
     out.append(f"const int kNumKernels = {len(names)};\n")
     out.append(f"const uint64_t kKernelTableHash = {table_hash(names)}ull;\n\n")
+    out.append("// Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.\n")
+    out.append("const KernelGrid kKernelGrids[] = {\n")
+    for k in t.KERNELS:
+        rows, cols = k.tile[0], k.tile[1]
+        out.append(f"    {{{rows}, {cols}, {str(k.swap_ab).lower()}, {str(k.scheduler == 'streamk').lower()}}},  // {k.name}\n")
+    out.append("};\n\n")
     out.append("// Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.\n")
     out.append("const RetiredKernel kRetired[] = {\n")
     for name, why in t.RETIRED.items():

@@ -118,6 +118,63 @@ const KernelInfo kKernels[] = {
 const int kNumKernels = 53;
 const uint64_t kKernelTableHash = 10223071209673751006ull;
 
+// Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
+const KernelGrid kKernelGrids[] = {
+    {128, 256, false, false},  // sm90_bf16_t128x256x64_c2x1_coop
+    {128, 128, false, false},  // sm90_bf16_t128x128x64_c1x2_pingpong
+    {128, 128, false, false},  // sm90_bf16_t128x128x64_c1x1_coop
+    {64, 128, false, false},  // sm90_bf16_t64x128x64_c1x1_pingpong
+    {128, 256, false, false},  // sm90_f16_t128x256x64_c2x1_coop
+    {128, 128, false, false},  // sm90_f16_t128x128x64_c1x2_pingpong
+    {128, 128, false, false},  // sm90_f16_t128x128x64_c1x1_coop
+    {64, 128, false, false},  // sm90_f16_t64x128x64_c1x1_pingpong
+    {128, 256, false, false},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop
+    {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong
+    {64, 128, false, false},  // sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong
+    {128, 192, false, false},  // sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop
+    {64, 128, false, false},  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong
+    {128, 128, false, false},  // sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong
+    {128, 128, false, false},  // sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop
+    {128, 128, false, false},  // sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong
+    {128, 128, false, false},  // sm90_e5m2xe4m3_scaled_promoted_t128x128x128_c1x2_coop
+    {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop
+    {64, 128, false, false},  // sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong
+    {128, 128, false, false},  // sm90_bf16_f32out_t128x128x64_c1x1_coop
+    {128, 128, false, false},  // sm90_f16_f32out_t128x128x64_c1x1_coop
+    {128, 128, false, true},  // sm90_bf16_t128x128x64_c1x1_coop_streamk
+    {128, 128, false, true},  // sm90_f16_t128x128x64_c1x1_coop_streamk
+    {128, 128, false, true},  // sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk
+    {64, 32, true, false},  // sm90_bf16_t64x32x128_c1x1_pingpong_swapab
+    {128, 32, true, true},  // sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk
+    {64, 32, true, false},  // sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab
+    {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab
+    {128, 32, true, true},  // sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk
+    {128, 32, true, true},  // sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk
+    {128, 192, false, false},  // sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop
+    {64, 256, false, false},  // sm90_bf16_t64x256x64_c2x1_pingpong
+    {128, 256, false, false},  // sm90_bf16_t128x256x64_c4x1_coop
+    {256, 128, false, false},  // sm90_bf16_t256x128x64_c2x1_coop
+    {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
+    {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
+    {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
+    {64, 128, false, false},  // sm100_bf16_t64x128x64_c1x1_1sm
+    {256, 128, false, false},  // sm100_f16_t256x128x64_c2x1_2sm
+    {128, 256, false, false},  // sm100_f16_t128x256x64_c1x1_1sm
+    {128, 128, false, false},  // sm100_f16_t128x128x64_c1x1_1sm
+    {64, 128, false, false},  // sm100_f16_t64x128x64_c1x1_1sm
+    {256, 128, false, false},  // sm100_e4m3_scaled_t256x128x128_c2x1_2sm
+    {128, 128, false, false},  // sm100_e4m3_scaled_t128x128x128_c1x1_1sm
+    {64, 128, false, false},  // sm100_e4m3_scaled_t64x128x128_c1x1_1sm
+    {128, 128, false, false},  // sm100_e4m3xe5m2_scaled_t128x128x128_c1x1_1sm
+    {128, 128, false, false},  // sm100_e5m2xe4m3_scaled_t128x128x128_c1x1_1sm
+    {256, 128, false, false},  // sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm
+    {64, 128, false, false},  // sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm
+    {128, 128, false, false},  // sm100_bf16_f32out_t128x128x64_c1x1_1sm
+    {128, 128, false, false},  // sm100_f16_f32out_t128x128x64_c1x1_1sm
+};
+
 // Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.
 const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk", "ptxas: 44 bytes of spill stores at its 168-register cap (the accurate mode must not spill); in the session-8 sweeps it was never more than 2% faster than the 128x128 c1x2 data-parallel kernel"},

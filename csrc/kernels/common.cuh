@@ -267,24 +267,11 @@ auto epilogue_io(const GemmParams& p) {
 // output tiles (two H200 runs of bench/scheduler_knobs.py: 2-9% faster from 8192x8192 outputs up,
 // L2 reuse across a tile strip), CUTLASS's 1 below (4096^3 gained nothing).
 template <class TileShape>
-int64_t output_tiles(const GemmParams& p, bool swapped) {
+int default_swizzle(const GemmParams& p, bool swapped) {
   const int64_t rows = swapped ? p.n : p.m, cols = swapped ? p.m : p.n;
   const int64_t tm = cute::size<0>(TileShape{}), tn = cute::size<1>(TileShape{});
-  return ((rows + tm - 1) / tm) * ((cols + tn - 1) / tn);
-}
-
-template <class TileShape>
-int default_swizzle(const GemmParams& p, bool swapped) {
-  return output_tiles<TileShape>(p, swapped) >= 8 * int64_t(p.sm_count) ? 8 : 1;
-}
-
-// Stream-K kernels with 16-bit operands whose output has fewer tiles than 2/3 of the SMs: the
-// stream-K decomposition, not the data-parallel grid CUTLASS's heuristic picks there. Session 9's
-// H200 probe (notes/timing.md): bf16 16x10240x8192 (80 tiles) 47-59 us from capture to capture
-// data-parallel, 49.9 us within 1% stream-K; at 128 tiles, and for FP8 operands, data-parallel won.
-template <class TileShape, class ElementA>
-bool prefer_stream_k(const GemmParams& p, bool swapped) {
-  return sizeof(ElementA) == 2 && 3 * output_tiles<TileShape>(p, swapped) < 2 * int64_t(p.sm_count);
+  const int64_t tiles = ((rows + tm - 1) / tm) * ((cols + tn - 1) / tn);
+  return tiles >= 8 * int64_t(p.sm_count) ? 8 : 1;
 }
 
 // Whether a tile scheduler's arguments take a decomposition (the stream-K scheduler's do).
@@ -326,10 +313,7 @@ typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments gemm_arg
   }
   if (p.raster > 0) args.scheduler.raster_order = decltype(args.scheduler.raster_order)(p.raster);
   if constexpr (HasDecomposition<decltype(args.scheduler)>::value) {
-    using Mode = decltype(args.scheduler.decomposition_mode);
-    if (p.decomposition > 0) args.scheduler.decomposition_mode = Mode(p.decomposition);
-    else if (p.splits <= 1 && prefer_stream_k<typename Kernel::TileShape, ElementA>(p, Orient::kSwap))
-      args.scheduler.decomposition_mode = Mode::StreamK;
+    if (p.decomposition > 0) args.scheduler.decomposition_mode = decltype(args.scheduler.decomposition_mode)(p.decomposition);
     if (p.splits > 1) args.scheduler.splits = p.splits;
     if (p.reduction > 0) args.scheduler.reduction_mode = decltype(args.scheduler.reduction_mode)(p.reduction);
   }
