@@ -655,8 +655,13 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
   }
   p.scale_a = static_cast<const float*>(sa.data_ptr());
   p.scale_b = static_cast<const float*>(sb.data_ptr());
-  p.scale_a_numel = ka == ScaleKind::kTensor && !blockwise ? 1 : sa.numel();
-  p.scale_b_numel = kbk == ScaleKind::kTensor && !blockwise ? 1 : sb.numel();
+  if (blockwise) {  // the [kb, ld] extents the kernel reads: a zero-copy [M, kb] view's numel leaves out its padding
+    p.scale_a_numel = std::max<int64_t>(kb, 1) * round_up(m, 4);
+    p.scale_b_numel = std::max<int64_t>(kb, 1) * nb;
+  } else {
+    p.scale_a_numel = ka == ScaleKind::kTensor ? 1 : sa.numel();
+    p.scale_b_numel = kbk == ScaleKind::kTensor ? 1 : sb.numel();
+  }
   return run_problem(op, id, c, a, b, bias, residual, /*k_align=*/16, p);
 }
 

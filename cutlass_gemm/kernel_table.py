@@ -239,16 +239,13 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     ]
     + _sm90_small_m_and_few_tiles()
     + [
-        # CANDIDATES (branch bf16-tiles, not measured): bf16 tiles for M = 512-2048 and the
-        # compute-bound middle, where the table is 0.89-0.95x cuBLAS (bef77bc tables).
-        # 64x256 ping-pong: 128 accumulator registers per warpgroup as 128x128, with one tile's
-        # epilogue under the other warpgroup's mainloop, and b multicast across an M pair.
+        # bf16 tiles for the compute-bound middle (session 11 sweeps on the H200, one per epilogue,
+        # against the rest of the table): 64x256 ping-pong (b multicast across an M pair; one
+        # tile's epilogue under the other warpgroup's mainloop) took 4096^3 from 236.7 to 202.2 us;
+        # 256x128 cooperative (each warpgroup 128x128, b multicast across an M pair) 512x8192x8192
+        # from 108.0 to 104.0 us plain, 113.5 to 108.3 with bias+GELU+residual. A 128x256 c4x1
+        # cooperative tile never won (179.5 us at 512x8192x8192) and was not kept.
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong"),
-        # 128x256 with b multicast across four M tiles: M = 512 is one cluster column per N tile
-        # (128 tiles at N = 8192: one wave), a quarter of b's L2 reads of the unclustered tile.
-        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 256, 64), cluster=(4, 1), schedule="coop"),
-        # 256x128 cooperative (each warpgroup 128x128), b multicast across an M pair: the other
-        # orientation of the 128x256 tile, cuBLAS's 8192x10240 kernel being 320x128 (notes/fp8_accurate.md).
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(2, 1), schedule="coop"),
     ]
     + _sm100_16bit("bf16")

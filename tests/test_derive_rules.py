@@ -128,6 +128,16 @@ def test_unknown_kernel_in_a_sweep_is_an_error():
         dr._rows_by_family([_sweep({(1, 2, 3): {"sm90_bf16_t1x1x1_c1x1_coop": 1.0}})])
 
 
+def test_candidates_a_sweep_marks_not_kept_are_skipped():
+    cand = "sm90_bf16_t128x256x64_c4x1_coop"
+    assert cand not in dr.kt.KERNEL_IDS
+    sw = dict(_sweep({(1, 2, 3): {cand: 1.0, "sm90_bf16_t128x128x64_c1x1_coop": 2.0}}), not_kept={cand: "never won"})
+    rows = dr._rows_by_family([sw])
+    assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{"sm90_bf16_t128x128x64_c1x1_coop": 2.0}]
+    with pytest.raises(SystemExit, match="not_kept"):
+        dr.check_sweep(dict(sw, not_kept=[cand]), "x.json")
+
+
 def test_retired_kernels_in_a_sweep_are_skipped():
     retired = next(iter(dr.kt.RETIRED))
     assert retired not in dr.kt.KERNEL_IDS

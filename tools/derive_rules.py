@@ -61,6 +61,9 @@ def check_sweep(sw: object, where: str) -> None:
     rows = sw.get("rows") if isinstance(sw, dict) else None
     if not isinstance(rows, list) or not rows:
         raise SystemExit(f"derive_rules: {where}: expected a bench/sweep.py JSON object with a non-empty 'rows' list")
+    not_kept = sw.get("not_kept", {})
+    if not (isinstance(not_kept, dict) and all(isinstance(v, str) for v in not_kept.values())):
+        raise SystemExit(f"derive_rules: {where}: expected 'not_kept' as {{kernel: why it was not merged}}, got {not_kept!r}"[:400])
     for i, row in enumerate(rows):
         ok = isinstance(row, dict) and all(type(row.get(a)) is int and row[a] > 0 for a in ("m", "n", "k")) \
             and isinstance(row.get("us"), dict) \
@@ -96,11 +99,12 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
     fams: Dict[Tuple[str, str], dict] = {}
     for sw in sweeps:
         ep = epilogue_class(sw)
+        not_kept = sw.get("not_kept", {})  # candidates the sweep timed that were not merged, and why
         for row in sw["rows"]:
             us = {name: t for name, t in row["us"].items() if t is not None and t > 0}
             by_label: Dict[str, Dict[str, float]] = {}
             for name, t in us.items():
-                if name in kt.RETIRED:  # measured once, no longer compiled (kernel_table.RETIRED says why)
+                if name in kt.RETIRED or name in not_kept:  # measured, not compiled (RETIRED / not_kept say why)
                     continue
                 if name not in kt.KERNEL_IDS:
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")

@@ -14,9 +14,6 @@ const KernelFns sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk = Gemm16<DType::k
 extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong;
 const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong = Gemm16<DType::kBf16, DType::kBf16, 64, 256, 64, 2, 1, sm90::Pingpong<false>>::fns;
 
-extern const KernelFns sm90_bf16_t128x256x64_c4x1_coop;
-const KernelFns sm90_bf16_t128x256x64_c4x1_coop = Gemm16<DType::kBf16, DType::kBf16, 128, 256, 64, 4, 1, sm90::Coop<false>>::fns;
-
 extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop;
 const KernelFns sm90_bf16_t256x128x64_c2x1_coop = Gemm16<DType::kBf16, DType::kBf16, 256, 128, 64, 2, 1, sm90::Coop<false>>::fns;
 
