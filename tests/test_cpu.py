@@ -34,6 +34,19 @@ def test_cpu_reference_matches_float64(dtype, activation, bias, residual):
     check_result(out, p, "cpu")
 
 
+def test_checker_measures_a_cancelled_residual_against_its_terms():
+    """A 1x1 output the residual nearly cancels: an error small next to the two terms passes (it did
+    not: 9.6% of the tiny result, session 11's GPU fuzz), while dropping the residual still fails."""
+    p = make_problem(1, 1, 2048, torch.bfloat16, "cpu", residual=True, beta=-0.5)
+    z = (p.a.double() @ p.b.double().t())
+    p.residual.copy_((z / 0.5).to(torch.bfloat16) + 0.01)  # beta * residual = -z - 0.005
+    ref = z - 0.5 * p.residual.double()
+    near = (ref + 2e-3 * z.abs()).to(torch.bfloat16)  # 2e-3 of the product's size
+    check_result(near, p, "cancelled residual, small error")
+    with pytest.raises(AssertionError, match="relative"):
+        check_result(z.to(torch.bfloat16), p, "residual dropped")
+
+
 def test_cpu_reference_formula_by_hand():
     a = torch.randn(5, 7, dtype=torch.bfloat16)
     b = torch.randn(3, 7, dtype=torch.bfloat16)
