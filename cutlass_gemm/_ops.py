@@ -10,7 +10,7 @@ import torch
 
 from . import kernel_table as kt
 from ._reference import gemm_cpu, scaled_mm_cpu
-from ._validate import check_gemm, check_scaled_mm
+from ._validate import GEMM, SCALED_MM, check_gemm, check_scaled_mm, fail
 
 try:
     from . import _C  # noqa: F401  (registers torch.ops.cutlass_gemm.* from static initializers)
@@ -70,14 +70,35 @@ def _check_build() -> None:
 
 _check_build()
 
+# Which kernels this build holds (kernel_table order), read once here, outside any fake mode: the
+# fake kernels and cutlass_gemm.configs read it (the op would make a fake tensor inside one).
+COMPILED_MASK = tuple(bool(x) for x in torch.ops.cutlass_gemm._compiled_kernels().tolist())
+
 # The op handles, looked up once: the torch.ops attribute chain costs ~1.3 us per call.
 _GEMM = torch.ops.cutlass_gemm.gemm.default
 _SCALED_MM = torch.ops.cutlass_gemm.scaled_mm.default
 
 
+_ARCH_OF_CAPABILITY = {(9, 0): 90, (10, 0): 100}  # csrc/device_info.cpp: what the op dispatches on
+
+
+def _check_config_device(op: str, config: str, device: torch.device) -> None:
+    """The fake kernels' share of the C++ choose_kernel: a forced config must be a kernel of the device's
+    arch and compiled into this build, so a torch.compile trace fails where the eager call would."""
+    if not config or device.type != "cuda" or not torch.cuda.is_available():
+        return
+    arch = _ARCH_OF_CAPABILITY.get(torch.cuda.get_device_capability(device), 0)
+    i = kt.KERNEL_IDS[config]  # the validator has checked that the config exists
+    if arch and kt.KERNELS[i].arch != arch:
+        fail(op, f"config '{config}' is an sm{kt.KERNELS[i].arch} kernel; this GPU is sm_{arch}")
+    if arch and not COMPILED_MASK[i]:
+        fail(op, f"config '{config}' is not compiled into this build (rebuild with CUTLASS_GEMM_ARCHS including {arch}a)")
+
+
 @torch.library.register_fake("cutlass_gemm::gemm")
 def _gemm_fake(a, b, bias=None, residual=None, *, activation="none", alpha=1.0, beta=1.0, out_dtype=None, config=""):
     shape, dtype = check_gemm(a, b, bias, residual, activation, out_dtype, config)
+    _check_config_device(GEMM, config, a.device)
     return a.new_empty(shape, dtype=dtype)
 
 
@@ -88,6 +109,7 @@ torch.library.register_kernel("cutlass_gemm::gemm", "cpu", gemm_cpu)
 def _scaled_mm_fake(a, b, scale_a, scale_b, bias=None, residual=None, *, activation="none", beta=1.0, out_dtype=None,
                     accumulate="accurate", config=""):
     shape, dtype, _ = check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtype, accumulate, config)
+    _check_config_device(SCALED_MM, config, a.device)
     return a.new_empty(shape, dtype=dtype)
 
 

@@ -130,6 +130,14 @@ def _check_shape(s) -> Tuple[int, int, int]:
     return tuple(int(v) for v in s)
 
 
+def _check_shapes(shapes) -> List[Tuple[int, int, int]]:
+    one = isinstance(shapes, (tuple, list)) and len(shapes) == 3 and all(isinstance(v, int) for v in shapes)
+    if one or isinstance(shapes, (str, bytes, torch.Tensor)) or not hasattr(shapes, "__iter__"):
+        hint = f" (one shape: [{tuple(shapes)!r}])" if one else ""
+        raise ValueError(f"cutlass_gemm.tune: expected shapes as a list of (M, N, K) tuples{hint}, got {shapes!r}")
+    return [_check_shape(s) for s in shapes]
+
+
 def _family_kernels(dtype: torch.dtype, scale: str, accumulate: str, arch: int) -> List[kt.Kernel]:
     from ._validate import dtype_key
 
@@ -220,7 +228,7 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
     if epilogue not in ("plain", "fused"):
         raise ValueError(f"cutlass_gemm.tune: expected epilogue 'plain' or 'fused', got {epilogue!r}")
     _, scale = configs.check_family_args("cutlass_gemm.tune", dtype, scale, accumulate)
-    shapes = [_check_shape(s) for s in shapes]
+    shapes = _check_shapes(shapes)
     if torch.compiler.is_compiling():
         raise RuntimeError("cutlass_gemm.tune: not inside a compiled graph; tune before compiling")
     if torch.cuda.is_available() and torch.cuda.is_current_stream_capturing():

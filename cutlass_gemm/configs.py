@@ -204,14 +204,10 @@ def push() -> None:
         torch.ops.cutlass_gemm._set_selection_table(flatten(rules()))
 
 
-_mask_cache: Optional[List[bool]] = None
-
-
 def _compiled_mask() -> List[bool]:
-    global _mask_cache
-    if _mask_cache is None:
-        _mask_cache = [bool(x) for x in torch.ops.cutlass_gemm._compiled_kernels().tolist()]
-    return _mask_cache
+    from ._ops import COMPILED_MASK  # read once at import
+
+    return list(COMPILED_MASK)
 
 
 @dataclass(frozen=True)

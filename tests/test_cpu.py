@@ -110,6 +110,36 @@ def test_bad_inputs_fake(case):
     assert message in str(e.value)
 
 
+@pytest.mark.parametrize("capability,config,message", [
+    ((9, 0), "sm100_bf16_t128x128x64_c1x1_1sm", "config 'sm100_bf16_t128x128x64_c1x1_1sm' is an sm100 kernel; this GPU is sm_90"),
+    ((10, 0), "sm90_bf16_t128x128x64_c1x1_coop", "config 'sm90_bf16_t128x128x64_c1x1_coop' is an sm90 kernel; this GPU is sm_100"),
+])
+def test_fake_refuses_another_archs_config(monkeypatch, capability, config, message):
+    """A forced config of another arch fails in the fake kernel (a torch.compile trace) with the message
+    the C++ op gives at its first call, not only at run time (the device is simulated: no GPU here)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_capability", lambda device=None: capability)
+    with FakeTensorMode():
+        a = torch.empty(64, 128, dtype=torch.bfloat16, device="cuda")
+        b = torch.empty(256, 128, dtype=torch.bfloat16, device="cuda")
+        with pytest.raises(RuntimeError, match=message):
+            torch.ops.cutlass_gemm.gemm(a, b, config=config)
+        a8, b8 = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn)
+        s = torch.ones(1, device="cuda")
+        fp8 = config.replace("bf16_t128x128x64", "e4m3_scaled_fast_t128x128x128").replace("_c1x1_coop", "_c1x2_pingpong")
+        if fp8 in kt.KERNEL_IDS:  # the SM90 side of the pair; SM100's FP8 names differ
+            with pytest.raises(RuntimeError, match="is an sm90 kernel"):
+                torch.ops.cutlass_gemm.scaled_mm(a8, b8, s, s, accumulate="fast", config=fp8)
+        own = "sm90_bf16_t128x128x64_c1x1_coop" if capability == (9, 0) else "sm100_bf16_t128x128x64_c1x1_1sm"
+        if configs._compiled_mask()[kt.KERNEL_IDS[own]]:
+            torch.ops.cutlass_gemm.gemm(a, b, config=own)  # the device's own arch traces
+        else:
+            with pytest.raises(RuntimeError, match=f"config '{own}' is not compiled into this build"):
+                torch.ops.cutlass_gemm.gemm(a, b, config=own)
+
+
 def _opcheck_samples():
     yield (torch.randn(8, 16, dtype=torch.bfloat16), torch.randn(4, 16, dtype=torch.bfloat16)), {}
     yield (torch.randn(2, 3, 16, dtype=torch.float16), torch.randn(8, 16, dtype=torch.float16)), dict(
@@ -252,6 +282,9 @@ def test_explain_scale_names():
     (dict(accumulate="x"), "expected accumulate 'accurate' or 'fast'"),
     (dict(shapes=[(16, 128)]), r"expected shapes of \(M, N, K\) positive integers, got \(16, 128\)"),
     (dict(shapes=[(0, 128, 128)]), r"expected shapes of \(M, N, K\) positive integers, got \(0, 128, 128\)"),
+    (dict(shapes=5), r"expected shapes as a list of \(M, N, K\) tuples, got 5"),
+    (dict(shapes=(16, 128, 128)), r"expected shapes as a list of \(M, N, K\) tuples \(one shape: \[\(16, 128, 128\)\]\), got \(16, 128, 128\)"),
+    (dict(shapes="16,128,128"), r"expected shapes as a list of \(M, N, K\) tuples, got '16,128,128'"),
 ])
 def test_tune_rejects_bad_arguments_before_anything_runs(kwargs, msg):
     shapes = kwargs.pop("shapes", [(16, 128, 128)])
