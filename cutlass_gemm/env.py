@@ -91,6 +91,7 @@ def collect() -> Dict[str, object]:
         import torch
     except Exception as e:  # noqa: BLE001 - report anything
         report["torch"] = {"error": repr(e)}
+        report.update(_host_sections(loaded))  # what needs no torch still helps
         return report
 
     gpus: List[Dict[str, object]] = []
@@ -114,17 +115,24 @@ def collect() -> Dict[str, object]:
         "cudnn": torch.backends.cudnn.version() if cuda_ok else None,
     }
     report["gpus"] = gpus
-    report["driver"] = {"version": _driver_version(), "cuda": _driver_cuda_version(),
-                        "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES")}
-    path = _cache_path(loaded)
-    report["tuning_cache"] = {"path": path, "exists": os.path.exists(path),
-                              "CUTLASS_GEMM_CONFIG_FILE": os.environ.get("CUTLASS_GEMM_CONFIG_FILE")}
-    report["settings"] = {k: v for k, v in sorted(os.environ.items()) if k.startswith("CUTLASS_GEMM_")}
+    report.update(_host_sections(loaded))
     if loaded:
         from . import configs
 
         report["build"]["compiled_kernel_names"] = configs.compiled_kernels()
     return report
+
+
+def _host_sections(loaded: bool) -> Dict[str, object]:
+    """The driver, the tuning cache and the CUTLASS_GEMM_* settings: none of them needs torch."""
+    path = _cache_path(loaded)
+    return {
+        "driver": {"version": _driver_version(), "cuda": _driver_cuda_version(),
+                   "CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES")},
+        "tuning_cache": {"path": path, "exists": os.path.exists(path),
+                         "CUTLASS_GEMM_CONFIG_FILE": os.environ.get("CUTLASS_GEMM_CONFIG_FILE")},
+        "settings": {k: v for k, v in sorted(os.environ.items()) if k.startswith("CUTLASS_GEMM_")},
+    }
 
 
 def _format(report: Dict[str, object]) -> str:

@@ -128,6 +128,19 @@ def test_env_report_when_the_extension_loads_but_is_refused(tmp_path):
     assert "extension_loaded: False" in r.stdout and "extension_loaded: True" not in r.stdout, r.stdout
 
 
+def test_env_report_without_torch(tmp_path):
+    """torch failing to import (a stub that raises stands in for it): the report still has the package,
+    the build, Python, the driver, the tuning cache and the settings, and says what torch raised."""
+    stub = tmp_path / "stub" / "torch"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text('raise ImportError("no torch in this environment")\n')
+    r = _env(pythonpath_=os.pathsep.join([str(tmp_path / "stub"), pythonpath()]), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-2000:]
+    for want in (f"version: {cutlass_gemm.__version__}", "FAILED TO LOAD", "no torch in this environment",
+                 "python:", "driver:", "tuning_cache:", "settings:"):
+        assert want in r.stdout, (want, r.stdout)
+
+
 def test_env_gpu_support_names_what_the_build_lacks():
     from cutlass_gemm.env import gpu_support
 
