@@ -540,6 +540,16 @@ ScaleKind classify_scale(const Tensor& s, int64_t rows, int64_t blocks_rows, int
 }
 
 // The kernel reads blockwise scales "MN-major": [kb, ld] with ld % 4 == 0 for TMA (a), [kb, nb] (b).
+constexpr int64_t kScaleALdAlign = 4;
+
+// The scale extents (elements) the op hands the blockwise kernel, which derives its leading
+// dimensions from them (fp8.cuh): a [kb, round_up(M, 4)], b [kb, nb]; K = 0 runs one block of ones.
+void set_blockwise_scale_extents(GemmParams& p, int64_t m, int64_t n, int64_t k) {
+  const int64_t kb = std::max<int64_t>((k + 127) / 128, 1);
+  p.scale_a_numel = kb * round_up(m, kScaleALdAlign);
+  p.scale_b_numel = kb * ((n + 127) / 128);
+}
+
 // Copies when the caller's [rows, kb] tensor is not laid out that way (or, for K = 0, makes ones).
 Tensor mn_major_scales(const Tensor& s, int64_t rows, int64_t kb, int64_t ld_align) {
   const int64_t ld = round_up(rows, ld_align);
@@ -643,7 +653,7 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
   p.beta = float(beta);
   Tensor sa, sb;
   if (blockwise) {
-    sa = mn_major_scales(scale_a, m, kb, /*ld_align=*/4);
+    sa = mn_major_scales(scale_a, m, kb, kScaleALdAlign);
     sb = mn_major_scales(scale_b, nb, kb, /*ld_align=*/1);
   } else {
     // Per-tensor scales broadcast element 0; vectors need 16-byte aligned [M] / [round_up(N)].
@@ -655,9 +665,8 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
   }
   p.scale_a = static_cast<const float*>(sa.data_ptr());
   p.scale_b = static_cast<const float*>(sb.data_ptr());
-  if (blockwise) {  // the [kb, ld] extents the kernel reads: a zero-copy [M, kb] view's numel leaves out its padding
-    p.scale_a_numel = std::max<int64_t>(kb, 1) * round_up(m, 4);
-    p.scale_b_numel = std::max<int64_t>(kb, 1) * nb;
+  if (blockwise) {  // not sa.numel(): a zero-copy [M, kb] view's numel leaves out its padding rows
+    set_blockwise_scale_extents(p, m, n, k);
   } else {
     p.scale_a_numel = ka == ScaleKind::kTensor ? 1 : sa.numel();
     p.scale_b_numel = kbk == ScaleKind::kTensor ? 1 : sb.numel();
@@ -718,11 +727,7 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
   p.ldd = n;
   p.sm_count = int(sm_count);
   p.decomposition = default_decomposition(int(kernel), m, n, p.sm_count);
-  if (ki.scale == ScaleMode::kBlockwise) {  // the scale extents the op passes: [kb, round_up(M, 4)], [kb, nb]
-    const int64_t kb = (k + 127) / 128;
-    p.scale_a_numel = kb * round_up(m, 4);
-    p.scale_b_numel = kb * ((n + 127) / 128);
-  }
+  if (ki.scale == ScaleMode::kBlockwise) set_blockwise_scale_extents(p, m, n, k);  // as scaled_mm passes them
   out[0] = ki.fns->can_implement(p);
   out[1] = out[0] == kOk ? int64_t(ki.fns->workspace_size(p)) : 0;
   return t;
