@@ -79,15 +79,12 @@ _GEMM = torch.ops.cutlass_gemm.gemm.default
 _SCALED_MM = torch.ops.cutlass_gemm.scaled_mm.default
 
 
-_ARCH_OF_CAPABILITY = {(9, 0): 90, (10, 0): 100}  # csrc/device_info.cpp: what the op dispatches on
-
-
 def _check_config_device(op: str, config: str, device: torch.device) -> None:
     """The fake kernels' share of the C++ choose_kernel: a forced config must be a kernel of the device's
     arch and compiled into this build, so a torch.compile trace fails where the eager call would."""
     if not config or device.type != "cuda" or not torch.cuda.is_available():
         return
-    arch = _ARCH_OF_CAPABILITY.get(torch.cuda.get_device_capability(device), 0)
+    arch = kt.ARCH_OF_CAPABILITY.get(torch.cuda.get_device_capability(device), 0)
     i = kt.KERNEL_IDS[config]  # the validator has checked that the config exists
     if arch and kt.KERNELS[i].arch != arch:
         fail(op, f"config '{config}' is an sm{kt.KERNELS[i].arch} kernel; this GPU is sm_{arch}")

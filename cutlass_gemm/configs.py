@@ -204,10 +204,10 @@ def push() -> None:
         torch.ops.cutlass_gemm._set_selection_table(flatten(rules()))
 
 
-def _compiled_mask() -> List[bool]:
+def _compiled_mask() -> Tuple[bool, ...]:
     from ._ops import COMPILED_MASK  # read once at import
 
-    return list(COMPILED_MASK)
+    return COMPILED_MASK
 
 
 @dataclass(frozen=True)

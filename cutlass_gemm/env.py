@@ -16,7 +16,7 @@ import platform
 import sys
 from typing import Dict, List, Optional
 
-SUPPORTED_CAPABILITIES = {(9, 0): 90, (10, 0): 100}  # what the op dispatches on (csrc/device_info.cpp)
+from .kernel_table import ARCH_OF_CAPABILITY  # pure Python: loads without torch and the extension
 
 
 def _driver_version() -> Optional[str]:
@@ -101,7 +101,7 @@ def collect() -> Dict[str, object]:
         for d in range(torch.cuda.device_count() if cuda_ok else 0):
             p = torch.cuda.get_device_properties(d)
             cap = (p.major, p.minor)
-            arch = int(torch.ops.cutlass_gemm._device_arch(d)) if loaded else SUPPORTED_CAPABILITIES.get(cap, 0)
+            arch = int(torch.ops.cutlass_gemm._device_arch(d)) if loaded else ARCH_OF_CAPABILITY.get(cap, 0)
             gpus.append({"index": d, "name": p.name, "capability": f"sm_{p.major}{p.minor}", "sms": p.multi_processor_count,
                          "memory_gib": round(p.total_memory / 2**30, 1),
                          "cutlass_gemm": gpu_support(arch, report["build"].get("archs"))})

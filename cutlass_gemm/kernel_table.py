@@ -44,6 +44,8 @@ SCHEDULERS: Tuple[str, ...] = ("persistent", "streamk")
 ACTIVATIONS: Tuple[str, ...] = ("none", "relu", "gelu", "gelu_tanh", "silu")
 # Archs, as built by CUTLASS_GEMM_ARCHS ("90a;100a").
 ARCHS: Tuple[int, ...] = (90, 100)
+# Compute capability -> the arch whose kernels run there (csrc/device_info.cpp: exactly these two).
+ARCH_OF_CAPABILITY: Dict[Tuple[int, int], int] = {(9, 0): 90, (10, 0): 100}
 
 # Compile budget (design: <= ~120 per arch, <= 8 per unit; units hold at most UNIT_SIZE).
 MAX_KERNELS_PER_ARCH = 120
