@@ -136,6 +136,8 @@ def test_candidates_a_sweep_marks_not_kept_are_skipped():
     assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{"sm90_bf16_t128x128x64_c1x1_coop": 2.0}]
     with pytest.raises(SystemExit, match="not_kept"):
         dr.check_sweep(dict(sw, not_kept=[cand]), "x.json")
+    with pytest.raises(SystemExit, match="'not_kept' names kernels kernel_table.py has: sm90_bf16_t128x128x64_c1x1_coop"):
+        dr.check_sweep(dict(sw, not_kept={"sm90_bf16_t128x128x64_c1x1_coop": "x"}), "x.json")
 
 
 def test_retired_kernels_in_a_sweep_are_skipped():

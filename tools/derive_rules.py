@@ -64,6 +64,9 @@ def check_sweep(sw: object, where: str) -> None:
     not_kept = sw.get("not_kept", {})
     if not (isinstance(not_kept, dict) and all(isinstance(v, str) for v in not_kept.values())):
         raise SystemExit(f"derive_rules: {where}: expected 'not_kept' as {{kernel: why it was not merged}}, got {not_kept!r}"[:400])
+    kept = sorted(set(not_kept) & set(kt.KERNEL_IDS))
+    if kept:  # its measurements would be dropped silently
+        raise SystemExit(f"derive_rules: {where}: 'not_kept' names kernels kernel_table.py has: {', '.join(kept)}")
     for i, row in enumerate(rows):
         ok = isinstance(row, dict) and all(type(row.get(a)) is int and row[a] > 0 for a in ("m", "n", "k")) \
             and isinstance(row.get("us"), dict) \
