@@ -187,6 +187,22 @@ def _sm90_small_m_and_few_tiles() -> List[Kernel]:
     return ks
 
 
+def _sm90_fp8_candidates() -> List[Kernel]:
+    """CANDIDATES (branch s12-cand, not measured): cuBLAS's FP8 picks where the table is behind."""
+    scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col")
+    return [
+        # fast 2048^3 .. 8192^3: nvjet 128x128 6-stage c2x1 (b multicast across M) ping-pong
+        Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="pingpong", accum="fast", **scaled),
+        # fast per-tensor 2048^3, 512/2048 rows: nvjet 256x128 4-stage c1x2 coop
+        Kernel(tile=(256, 128, 128), cluster=(1, 2), schedule="coop", accum="fast", **scaled),
+        # per-tensor M = 1-16: nvjet 128x8 / 128x16 swap-AB, 11-12 stages, 80 CTAs at N = 10240
+        Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", accum="fast", swap_ab=True, **scaled),
+        Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", swap_ab=True, **scaled),
+        # accurate per-tensor mid/large: nvjet 128x128 6-stage c2x1 coop
+        Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="coop", accum="promoted", **scaled),
+    ]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -249,7 +265,13 @@ KERNELS: Tuple[Kernel, ...] = tuple(
         # cooperative tile never won (179.5 us at 512x8192x8192) and was not kept.
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong"),
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(2, 1), schedule="coop"),
+        # CANDIDATES (branch s12-cand, not measured): the tiles cuBLAS 13.0 picks on the H200 where the
+        # table is behind (torch.profiler kernel names, session 12): 1024^3 / 128-row nvjet 128x64
+        # 8-stage c1x2; 2048^3 .. 2048-row nvjet 256x128 4-stage c1x2 coop (a multicast across N).
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 64, 64), cluster=(1, 2), schedule="pingpong"),
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(1, 2), schedule="coop"),
     ]
+    + _sm90_fp8_candidates()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()
