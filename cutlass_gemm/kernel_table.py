@@ -88,6 +88,11 @@ class Kernel:
         return "_".join(parts)
 
     @property
+    def m_extent(self) -> int:
+        """The rows of M one tile covers: the tile's M side, or its second extent when swap-AB."""
+        return self.tile[1] if self.swap_ab else self.tile[0]
+
+    @property
     def family_label(self) -> str:
         """The family as default_rules.json names it: 'sm90 bf16', 'sm90 e4m3 scaled promoted',
         'sm100 e4m3 blockwise' (the name's family parts; blockwise accumulation is inherent)."""
@@ -187,18 +192,21 @@ def _sm90_small_m_and_few_tiles() -> List[Kernel]:
     return ks
 
 
-def _sm90_fp8_candidates() -> List[Kernel]:
-    """CANDIDATES (branch s12-cand, not measured): cuBLAS's FP8 picks where the table is behind."""
+def _sm90_fp8_cublas_tiles() -> List[Kernel]:
+    """FP8 tiles cuBLAS 13.0 picks on the H200 where the table was behind (torch.profiler kernel names,
+    session 12), kept for what the session-12 sweeps measured against the rest of the table."""
     scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col")
     return [
-        # fast 2048^3 .. 8192^3: nvjet 128x128 6-stage c2x1 (b multicast across M) ping-pong
+        # nvjet 128x128 6-stage c2x1 (b multicast across an M pair), fast: 4096^3 113.2 -> 98.2 us,
+        # 512x8192x8192 58.9 -> 55.3 (row scales).
         Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="pingpong", accum="fast", **scaled),
-        # fast per-tensor 2048^3, 512/2048 rows: nvjet 256x128 4-stage c1x2 coop
-        Kernel(tile=(256, 128, 128), cluster=(1, 2), schedule="coop", accum="fast", **scaled),
-        # per-tensor M = 1-16: nvjet 128x8 / 128x16 swap-AB, 11-12 stages, 80 CTAs at N = 10240
+        # nvjet 128x8 / 128x16 swap-AB (80 CTAs at N = 10240, 11-12 stages) for M = 1-16: one 128-row
+        # weight tile per CTA and 16 columns of the MMA, not 32: 1x10240x8192 28.7 -> 25.0 us (fast),
+        # 28.7 -> 25.8 (accurate, per-tensor).
         Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", accum="fast", swap_ab=True, **scaled),
         Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", swap_ab=True, **scaled),
-        # accurate per-tensor mid/large: nvjet 128x128 6-stage c2x1 coop
+        # nvjet's accurate per-tensor 128x128 6-stage c2x1 coop: 2048x8192x8192 237.1 -> 211.2 us (per-tensor),
+        # 512x8192x8192 61.9 -> 56.0 (row).
         Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="coop", accum="promoted", **scaled),
     ]
 
@@ -265,13 +273,8 @@ KERNELS: Tuple[Kernel, ...] = tuple(
         # cooperative tile never won (179.5 us at 512x8192x8192) and was not kept.
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong"),
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(2, 1), schedule="coop"),
-        # CANDIDATES (branch s12-cand, not measured): the tiles cuBLAS 13.0 picks on the H200 where the
-        # table is behind (torch.profiler kernel names, session 12): 1024^3 / 128-row nvjet 128x64
-        # 8-stage c1x2; 2048^3 .. 2048-row nvjet 256x128 4-stage c1x2 coop (a multicast across N).
-        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 64, 64), cluster=(1, 2), schedule="pingpong"),
-        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(1, 2), schedule="coop"),
     ]
-    + _sm90_fp8_candidates()
+    + _sm90_fp8_cublas_tiles()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -35,7 +35,8 @@ def test_global_ladder_takes_the_geomean_best_per_m_and_merges_steps():
         t[(64, n, k)] = {SMALL: 11.0, MID: 12.0, BIG: 20.0}
         t[(2048, n, k)] = {SMALL: 90.0, MID: 60.0, BIG: 50.0}
     rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
-    assert rules == [{"kernel": SMALL, "m": [1, 362]}, {"kernel": BIG, "m": [363, None]}]
+    # SMALL's 64-row tile keeps M only up to 64 (its extent), not up to the midpoint 362
+    assert rules == [{"kernel": SMALL, "m": [1, 64]}, {"kernel": BIG, "m": [65, None]}]
 
 
 def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
@@ -44,9 +45,24 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
          (2048, 8192, 8192): {SMALL: 90.0, MID: 60.0}, (2048, 1024, 1024): {SMALL: 90.0, MID: 60.0}}
     rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
     assert rules[0] == {"kernel": MID, "m": [1, None], "n": [57344, 57344], "k": [8192, 8192]}
-    assert rules[1:] == [{"kernel": SMALL, "m": [1, 181]}, {"kernel": MID, "m": [182, None]}]
+    assert rules[1:] == [{"kernel": SMALL, "m": [1, 64]}, {"kernel": MID, "m": [65, None]}]
     for (m, n, k), us in t.items():  # every measured shape now gets its best kernel
         assert dr.choose(rules, m, n, k) == min(us, key=us.get)
+
+
+def test_a_winner_keeps_no_m_past_its_tile_extent():
+    """A 16-wide swap-AB tile measured at M = 16 does not take M = 17-32 from the taller tile that won
+    at 64 (a second row of tiles the sweep never timed; the geometric midpoint would be 32); a 64-row
+    tile that also won at M = 128 (two tiles there, measured) keeps the merged range."""
+    swap16 = "sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab"
+    p64 = "sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong"
+    big = "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop"
+    assert dr.ladder({16: swap16, 64: p64, 128: p64, 2048: big}, dr._m_extent) == [
+        (swap16, (1, 16)), (p64, (17, 512)), (big, (513, None))]
+    assert dr.ladder({16: swap16, 64: p64}) == [(swap16, (1, 32)), (p64, (33, None))]  # without extents
+    # a next winner no taller (128x128 after 128x256 at M = 128) would run two rows of tiles as well
+    mid = "sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong"
+    assert dr.ladder({128: mid, 4096: big}, dr._m_extent) == [(mid, (1, 724)), (big, (725, None))]
 
 
 def test_a_shape_measured_several_times_counts_once_with_median_times():

@@ -40,10 +40,7 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop __attrib
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop __attribute__((weak));
-extern const KernelFns sm90_bf16_t128x64x64_c1x2_pingpong __attribute__((weak));
-extern const KernelFns sm90_bf16_t256x128x64_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t256x128x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop __attribute__((weak));
@@ -102,10 +99,7 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop},
     {"sm90_bf16_t64x256x64_c2x1_pingpong", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x256x64_c2x1_pingpong},
     {"sm90_bf16_t256x128x64_c2x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c2x1_coop},
-    {"sm90_bf16_t128x64x64_c1x2_pingpong", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x64x64_c1x2_pingpong},
-    {"sm90_bf16_t256x128x64_c1x2_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c1x2_coop},
     {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong},
-    {"sm90_e4m3_scaled_fast_t256x128x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t256x128x128_c1x2_coop},
     {"sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop},
@@ -127,8 +121,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 59;
-const uint64_t kKernelTableHash = 13405940803224642258ull;
+const int kNumKernels = 56;
+const uint64_t kKernelTableHash = 5053919627495085727ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -167,10 +161,7 @@ const KernelGrid kKernelGrids[] = {
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop
     {64, 256, false, false},  // sm90_bf16_t64x256x64_c2x1_pingpong
     {256, 128, false, false},  // sm90_bf16_t256x128x64_c2x1_coop
-    {128, 64, false, false},  // sm90_bf16_t128x64x64_c1x2_pingpong
-    {256, 128, false, false},  // sm90_bf16_t256x128x64_c1x2_coop
     {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong
-    {256, 128, false, false},  // sm90_e4m3_scaled_fast_t256x128x128_c1x2_coop
     {128, 16, true, false},  // sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab
     {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop

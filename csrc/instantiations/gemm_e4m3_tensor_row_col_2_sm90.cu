@@ -11,9 +11,6 @@ const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop = ScaledGemm<DT
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong;
 const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Pingpong<true>>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_fast_t256x128x128_c1x2_coop;
-const KernelFns sm90_e4m3_scaled_fast_t256x128x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 256, 128, 128, 1, 2, sm90::Coop<true>>::fns;
-
 extern const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab;
 const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 16, 128, 1, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
