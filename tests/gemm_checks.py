@@ -67,9 +67,11 @@ def measures(out: torch.Tensor, ref: torch.Tensor, bound: torch.Tensor, out_dtyp
              what: str, report: Optional[dict] = None, magnitude: Optional[torch.Tensor] = None) -> Dict[str, float]:
     """The three measures of `out` against the float64 `ref`; asserts the bounds.
     bound: the elementwise magnitude (|A| @ |B|^T, scaled, + |bias| + |beta residual|).
-    magnitude: with a residual, |act(...)| + |beta residual| (>= |ref|): the relative errors are taken
-    against it, so an element the residual cancels to near zero is not held to a relative bound on
-    its own small value (a 1x1 output at 9.6e-2 of itself, 1.7e-3 of its terms: session 11's fuzz).
+    magnitude: with an activation or a residual, max(|act(y)|, |y|) + |beta residual| (>= |ref|,
+    _magnitude): the relative errors are taken against it, so an element the residual cancels or the
+    activation squashes to near zero is not held to a relative bound on its own small value (a 1x1
+    output at 9.6e-2 of itself, 1.7e-3 of its terms: session 11's fuzz; GELU(-6) output as 0 where
+    float64 gives -6e-11: session 12's).
     report: if given, receives the figures before the bounds are asserted (also on failure)."""
     assert out.dtype == out_dtype, f"{what}: dtype {out.dtype} != {out_dtype}"
     assert tuple(out.shape) == tuple(ref.shape), f"{what}: shape {tuple(out.shape)} != {tuple(ref.shape)}"
@@ -120,17 +122,26 @@ def check_result(out: torch.Tensor, p: Problem, what: str = "", report: Optional
     rows = ref.numel() // n
     a64 = p.a.reshape(rows, p.a.shape[-1]).to(torch.float64).abs()
     bound = _epilogue_bound(abs(p.alpha) * (a64 @ p.b.to(torch.float64).abs().t()), p.bias, p.residual, p.beta, n)
-    magnitude = None
-    if p.residual is not None:
-        z = gemm_reference(p.a, p.b, p.bias, None, p.activation, p.alpha, 1.0, p.out_dtype,
-                           compute_dtype=torch.float64, cast_output=False)
-        magnitude = _terms(z, p.residual, p.beta)
+    magnitude = _magnitude(lambda act: gemm_reference(p.a, p.b, p.bias, None, act, p.alpha, 1.0, p.out_dtype,
+                                                      compute_dtype=torch.float64, cast_output=False),
+                           p.activation, p.residual, p.beta)
     return measures(out, ref, bound, out_dtype, FRO_TOL[out_dtype], what, report, magnitude)
 
 
-def _terms(z: torch.Tensor, residual: torch.Tensor, beta: float) -> torch.Tensor:
-    """|z| + |beta residual|: the size of the two terms the epilogue adds, elementwise."""
-    return z.abs() + abs(beta) * residual.reshape(z.shape).to(torch.float64).abs()
+def _magnitude(z_of, activation: str, residual: Optional[torch.Tensor], beta: float) -> Optional[torch.Tensor]:
+    """What relative errors are taken against, elementwise (None: the result itself):
+    max(|act(y)|, |y|) + |beta residual|, y the product plus bias before the activation and z_of(act)
+    the float64 result without the residual. An activation's tail (GELU at y = -6 is -6e-11, which
+    FP32 rounds to 0) or a residual that cancels the rest leaves a result far below its own terms;
+    a relative bound on that small value would hold the kernel to more digits than it computes."""
+    if activation == "none" and residual is None:
+        return None
+    z = z_of(activation).abs()
+    if activation != "none":
+        z = torch.maximum(z, z_of("none").abs())
+    if residual is not None:
+        z = z + abs(beta) * residual.reshape(z.shape).to(torch.float64).abs()
+    return z
 
 
 # -------------------------------------------------------------------------------------------
@@ -199,11 +210,9 @@ def check_scaled_result(out: torch.Tensor, p: ScaledProblem, what: str = "",
                                   p.scale_a.abs(), p.scale_b.abs(), compute_dtype=torch.float64, cast_output=False)
     n = p.b.shape[0]
     bound = _epilogue_bound(absprod.reshape(-1, n), p.bias, p.residual, p.beta, n)
-    magnitude = None
-    if p.residual is not None:
-        z = scaled_mm_reference(*p.args(), **dict(p.kwargs(), residual=None), compute_dtype=torch.float64,
-                                cast_output=False)
-        magnitude = _terms(z, p.residual, p.beta)
+    magnitude = _magnitude(lambda act: scaled_mm_reference(*p.args(), **dict(p.kwargs(), residual=None, activation=act),
+                                                           compute_dtype=torch.float64, cast_output=False),
+                           p.activation, p.residual, p.beta)
     return measures(out, ref, bound, torch.bfloat16, FP8_FRO_TOL, what, report, magnitude)
 
 

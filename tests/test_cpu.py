@@ -47,6 +47,23 @@ def test_checker_measures_a_cancelled_residual_against_its_terms():
         check_result(z.to(torch.bfloat16), p, "residual dropped")
 
 
+def test_checker_measures_an_activation_tail_against_its_input():
+    """GELU deep in its negative tail: FP32 gives 0 where float64 gives ~-1e-10 (session 12's GPU fuzz
+    failed a correct 1x1x1 kernel on it); measured against |y| it passes, while an output that skipped
+    the activation, or the wrong one, still fails."""
+    p = make_problem(1, 4, 64, torch.bfloat16, "cpu", activation="gelu_tanh")
+    p.b.copy_(p.b.abs() + 0.5)
+    p.a.copy_(-(p.a.abs() + 0.5))  # y = a @ b^T <= -16: gelu_tanh(y) is 0 in FP32
+    y = p.a.double() @ p.b.double().t()
+    check_result(torch.zeros(1, 4, dtype=torch.bfloat16), p, "gelu tail flushed to 0")
+    with pytest.raises(AssertionError, match="relative"):
+        check_result(y.to(torch.bfloat16), p, "activation skipped")
+    q = make_problem(64, 64, 64, torch.bfloat16, "cpu", activation="gelu")
+    y = q.a.double() @ q.b.double().t()
+    with pytest.raises(AssertionError, match="relative"):
+        check_result(torch.relu(y).to(torch.bfloat16), q, "relu for gelu")
+
+
 def test_cpu_reference_formula_by_hand():
     a = torch.randn(5, 7, dtype=torch.bfloat16)
     b = torch.randn(3, 7, dtype=torch.bfloat16)
