@@ -75,6 +75,20 @@ def test_readme_build_info_example_counts_the_table():
     assert int(re.search(r"'compiled_kernels': (\d+)", text).group(1)) == len(kernel_table.KERNELS)
 
 
+def test_readme_explain_examples_name_what_explain_returns():
+    """The README's `configs.explain(...)  # -> kernel (rule N ...)` lines show the shipped rules'
+    answer: re-deriving the rules without updating them fails here."""
+    with open(os.path.join(ROOT, "README.md")) as fh:
+        lines = [m.groups() for m in re.finditer(r"configs\.explain\((.*)\)\s+# .*?-> (\S+)(?: \((rule \d+) \(default\)\))?", fh.read())]
+    assert len(lines) >= 2
+    for args, kernel, rule in lines:
+        got = eval(f"configs.explain({args}, arch=90)", {"configs": configs, "torch": torch})
+        want = kernel.lstrip(".")
+        assert got.kernel.endswith(want), f"README: explain({args}) -> {kernel}, the rules give {got.kernel}"
+        if rule:
+            assert f"{rule} (default)" in str(got), f"README: explain({args}) -> {rule}, the rules give {got}"
+
+
 def _env(args=(), pythonpath_=None, cwd=None):
     env = dict(os.environ, PYTHONPATH=pythonpath_ or pythonpath(), CUDA_VISIBLE_DEVICES="")
     return subprocess.run([sys.executable, "-m", "cutlass_gemm.env", *args], capture_output=True, text=True,
