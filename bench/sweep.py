@@ -8,6 +8,8 @@ suites, same run, same inputs: the data the shipped selection rules are derived 
 
 Each kernel's output is checked against the reference before it is timed (a wrong kernel gets no
 time, and the error is recorded); timing is the harness's CUDA-graph replay over rotated inputs.
+The JSON is rewritten after every shape ("complete": false until the last), so a sweep cut short
+keeps what it measured.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
 from typing import List, Optional
 
@@ -31,8 +34,6 @@ if __package__:  # python -m bench.sweep
     from .suites import SUITES, parse_suites
     from .timing import graph_times_ms, rotation_sets
 else:  # python bench/sweep.py: the checkout's bench package, appended so an installed cutlass_gemm still wins
-    import os
-
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from bench import metrics, report
     from bench.runner import first_output, short_error
@@ -107,6 +108,19 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("sweep: no compiled kernel of this family on this GPU", file=sys.stderr)
         return 1
     rows = []
+    env = report.environment(["sweep"] + (argv if argv is not None else sys.argv[1:])) if args.json else None
+
+    def write(complete: bool) -> None:
+        """The JSON so far, replaced after every shape: a sweep cut short (a call's timeout) keeps the
+        shapes it measured, marked incomplete (tools/derive_rules.py says so when it reads one)."""
+        doc = {"gpu": env["gpu"], "torch": env["torch"], "commit": env["git_commit"], "date": env["date"],
+               "command": "python -m bench.sweep " + " ".join(argv if argv is not None else sys.argv[1:]),
+               "case": case.describe(), "kernels": names, "complete": complete, "rows": rows}
+        tmp = args.json + ".tmp"
+        with open(tmp, "w") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(tmp, args.json)
+
     print(f"# {case.title}: {len(names)} kernels")
     print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | competitor/best (speedup) | "
           "selected | sel/best (slowdown) |")
@@ -115,6 +129,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         for m, n, k in SUITES[suite]:
             row = dict(sweep_shape(case, names, m, n, k), suite=suite)
             rows.append(row)
+            if args.json:
+                write(complete=False)
             timed = {nm: t for nm, t in row["us"].items() if t}
             best = min(timed, key=timed.get) if timed else None
             sel = timed.get(row["selected"]) if row["selected"] else None
@@ -123,11 +139,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                   f"{row['selected']} | {(sel / timed[best]) if sel else float('nan'):.2f} |" if best else
                   f"| {m}x{n}x{k} | {comp:.1f} | none timed: {row['rel_err']} |", flush=True)
     if args.json:
-        env = report.environment(["sweep"] + (argv if argv is not None else sys.argv[1:]))
-        env["command"] = "python -m bench.sweep " + " ".join(argv if argv is not None else sys.argv[1:])
-        with open(args.json, "w") as fh:
-            json.dump({"gpu": env["gpu"], "torch": env["torch"], "commit": env["git_commit"], "date": env["date"],
-                       "command": env["command"], "case": case.describe(), "kernels": names, "rows": rows}, fh, indent=1)
+        write(complete=True)
     return 0
 
 

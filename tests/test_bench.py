@@ -515,6 +515,37 @@ def test_entry_points(tmp_path):
     assert importlib.import_module("bench.sweep").graph_times_ms is runner.graph_times_ms is timing.graph_times_ms
 
 
+def test_a_sweep_cut_short_keeps_the_shapes_it_measured(tmp_path, monkeypatch):
+    """bench.sweep rewrites its JSON after every shape: killed at the third shape (a call's timeout),
+    the file holds the first two, marked incomplete; tools/derive_rules.py reads it and says so."""
+    sweep = importlib.import_module("bench.sweep")
+    names = ["sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_bf16_t128x128x64_c1x1_coop"]
+    monkeypatch.setattr(sweep, "family", lambda case: names)
+    calls = []
+
+    def fake_shape(case, ns, m, n, k):
+        if len(calls) == 2:
+            raise KeyboardInterrupt  # what a timeout's SIGTERM would leave behind
+        calls.append((m, n, k))
+        return {"m": m, "n": n, "k": k, "us": {ns[0]: 10.0 + len(calls), ns[1]: 12.0}, "rel_err": {},
+                "competitor": {"name": "cuBLAS mm", "us": 11.0}, "selected": ns[0]}
+
+    monkeypatch.setattr(sweep, "sweep_shape", fake_shape)
+    out = tmp_path / "s.json"
+    with pytest.raises(KeyboardInterrupt):
+        sweep.main(["--suite", "square", "--json", str(out)])
+    doc = json.loads(out.read_text())
+    assert doc["complete"] is False and [(r["m"], r["n"], r["k"]) for r in doc["rows"]] == calls
+    assert not (tmp_path / "s.json.tmp").exists()
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"version": 1, "about": "test", "families": []}))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "derive_rules.py"), str(out), "--out", str(rules)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "a partial sweep (bench.sweep was stopped), cut short after 2 shapes" in p.stdout
+    assert "cut short after 2 shapes" in json.loads(rules.read_text())["families"][0]["source"]
+
+
 def test_readme_results_table_is_generated_from_bench_results():
     """The README's H200 table is bench.summary's output for the committed bench/results."""
     from bench import summary

@@ -226,8 +226,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise SystemExit(f"derive_rules: {p}: cannot read it as JSON ({e})")
         check_sweep(sw, p)
         sw["path"] = p
+        partial = f", cut short after {len(sw['rows'])} shapes" if sw.get("complete") is False else ""
         sw.setdefault("source", f"{os.path.basename(p)} ({sw.get('gpu', '?')}, torch {sw.get('torch', '?')}, "
-                                f"commit {sw.get('commit', '?')})")
+                                f"commit {sw.get('commit', '?')}{partial})")
+        if partial:  # its shapes count like any other sweep's; the rules' source says it was partial
+            print(f"derive_rules: {p}: a partial sweep (bench.sweep was stopped){partial}")
         sweeps.append(sw)
     with open(args.out) as fh:
         current = json.load(fh)
