@@ -296,6 +296,11 @@ RETIRED: Dict[str, str] = {
 }
 
 
+def m_extent(name: str) -> int:
+    """The rows of M one tile of the named kernel covers (the M ladders stop a winner there)."""
+    return KERNELS[KERNEL_IDS[name]].m_extent
+
+
 def unknown_kernel(name: str) -> str:
     """How an error names a kernel the table lacks: quoted, plus why when it was retired."""
     return f"'{name}' (retired: {RETIRED[name]})" if name in RETIRED else f"'{name}'"

@@ -57,12 +57,12 @@ def test_a_winner_keeps_no_m_past_its_tile_extent():
     swap16 = "sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab"
     p64 = "sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong"
     big = "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop"
-    assert dr.ladder({16: swap16, 64: p64, 128: p64, 2048: big}, dr._m_extent) == [
+    assert dr.ladder({16: swap16, 64: p64, 128: p64, 2048: big}, dr.kt.m_extent) == [
         (swap16, (1, 16)), (p64, (17, 512)), (big, (513, None))]
     assert dr.ladder({16: swap16, 64: p64}) == [(swap16, (1, 32)), (p64, (33, None))]  # without extents
     # a next winner no taller (128x128 after 128x256 at M = 128) would run two rows of tiles as well
     mid = "sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong"
-    assert dr.ladder({128: mid, 4096: big}, dr._m_extent) == [(mid, (1, 724)), (big, (725, None))]
+    assert dr.ladder({128: mid, 4096: big}, dr.kt.m_extent) == [(mid, (1, 724)), (big, (725, None))]
 
 
 def test_a_shape_measured_several_times_counts_once_with_median_times():

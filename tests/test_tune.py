@@ -23,6 +23,10 @@ def test_rules_from_winners_split_at_geometric_midpoints():
         ("sm90_bf16_t128x256x64_c2x1_coop", (725, configs.INF)),
     ]
     assert all(r.n == (8192, 8192) and r.k == (8192, 8192) for r in rules)
+    # a 16-wide swap-AB winner stops at M = 16 before a taller tile, as in the shipped rules
+    w = {(10240, 8192): {16: "sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab",
+                         64: "sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong"}}
+    assert [r.m for r in tune.rules_from_winners(w)] == [(1, 16), (17, configs.INF)]
 
 
 def test_cache_round_trip_and_rejections(tmp_path, monkeypatch):

@@ -12,7 +12,8 @@ family forced by name, same run). Per family this writes, in priority order:
    (its time / the best time) over that M's shapes.
 
 M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative), except
-that a winner's range stops at its tile's M extent when the measured M fits one tile (ladder.py).
+that a winner whose tile covers its measured M in one row stops at that tile's M extent when the
+next measured M's winner has a taller tile (ladder.py).
 A sweep timed with an activation or a residual (`bench.sweep --epilogue bias_gelu_residual`) gives
 the family's "fused" rules, which only calls with such an epilogue read (configs.EPILOGUE_CLASSES);
 they are written as their own entry just before the family's other rules, and every other sweep
@@ -127,10 +128,6 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
     return fams
 
 
-def _m_extent(name: str) -> int:
-    return kt.KERNELS[kt.KERNEL_IDS[name]].m_extent
-
-
 def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float) -> List[dict]:
     """The rules of one family from its measured rows (see the module docstring)."""
     kernels = sorted({n for *_, t in rows for n in t})
@@ -144,7 +141,7 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
         if not cands:
             raise SystemExit(f"derive_rules: no kernel was timed on every shape with M = {m}")
         glob[m] = min(cands, key=lambda k: (_geomean([t[k] / min(t.values()) for t in ts]), k))
-    glob_steps = ladder(glob, _m_extent)
+    glob_steps = ladder(glob, kt.m_extent)
 
     def global_choice(m: int) -> str:
         return next(k for k, (lo, hi) in glob_steps if lo <= m and (hi is None or m <= hi))
@@ -158,7 +155,7 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
         if not loses:
             continue
         best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
-        rules += [{"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]} for name, (lo, hi) in ladder(best, _m_extent)]
+        rules += [{"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]} for name, (lo, hi) in ladder(best, kt.m_extent)]
     rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in glob_steps]
     return rules
 
