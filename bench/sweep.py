@@ -121,6 +121,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             json.dump(doc, fh, indent=1)
         os.replace(tmp, args.json)
 
+    if args.json:
+        write(complete=False)  # an unwritable path fails here, before any kernel runs
     print(f"# {case.title}: {len(names)} kernels")
     print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | competitor/best (speedup) | "
           "selected | sel/best (slowdown) |")

@@ -544,6 +544,11 @@ def test_a_sweep_cut_short_keeps_the_shapes_it_measured(tmp_path, monkeypatch):
     assert p.returncode == 0, p.stderr
     assert "a partial sweep (bench.sweep was stopped), cut short after 2 shapes" in p.stdout
     assert "cut short after 2 shapes" in json.loads(rules.read_text())["families"][0]["source"]
+    # a path it cannot write fails before the first shape runs
+    calls.clear()
+    with pytest.raises(OSError):
+        sweep.main(["--suite", "square", "--json", str(tmp_path / "no_such_dir" / "s.json")])
+    assert calls == []
 
 
 def test_readme_results_table_is_generated_from_bench_results():

@@ -139,6 +139,11 @@ def test_a_fused_epilogue_sweep_gives_fused_rules_ahead_of_the_family():
     assert again == doc
 
 
+def test_a_sweep_whose_complete_flag_is_not_a_bool_is_refused():
+    with pytest.raises(SystemExit, match="expected 'complete' as true or false"):
+        dr.check_sweep(dict(_sweep({(16, 8192, 8192): {SMALL: 10.0}}), complete="no"), "s.json")
+
+
 def test_unknown_kernel_in_a_sweep_is_an_error():
     with pytest.raises(SystemExit, match="not in kernel_table.py"):
         dr._rows_by_family([_sweep({(1, 2, 3): {"sm90_bf16_t1x1x1_c1x1_coop": 1.0}})])

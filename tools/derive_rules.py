@@ -66,6 +66,8 @@ def check_sweep(sw: object, where: str) -> None:
     not_kept = sw.get("not_kept", {})
     if not (isinstance(not_kept, dict) and all(isinstance(v, str) for v in not_kept.values())):
         raise SystemExit(f"derive_rules: {where}: expected 'not_kept' as {{kernel: why it was not merged}}, got {not_kept!r}"[:400])
+    if not isinstance(sw.get("complete", True), bool):
+        raise SystemExit(f"derive_rules: {where}: expected 'complete' as true or false (bench.sweep), got {sw['complete']!r}")
     kept = sorted(set(not_kept) & set(kt.KERNEL_IDS))
     if kept:  # its measurements would be dropped silently
         raise SystemExit(f"derive_rules: {where}: 'not_kept' names kernels kernel_table.py has: {', '.join(kept)}")
