@@ -214,10 +214,12 @@ int arch_of(const Tensor& t, const char* op) {
 // The kernel for this call: `config` if given (validated), else the selection table (`fused`: the
 // call applies an activation or adds a residual).
 int choose_kernel(const char* op, const std::string& config, const Family& f, int64_t m, int64_t n, int64_t k,
-                  bool fused) {
+                  bool fused, Activation act) {
   if (!config.empty()) {
     int id = find_kernel(config);  // existence and family were checked by validation
     const KernelInfo& ki = kKernels[id];
+    if (act != Activation::kNone && config.size() > 6 && config.compare(config.size() - 6, 6, "_noact") == 0)
+      fail(op, "config '" + config + "' has no activation in its epilogue; expected activation='none' with it");
     if (ki.arch != f.arch)
       fail(op, "config '" + config + "' is an sm" + std::to_string(ki.arch) + " kernel; this GPU is sm_" +
                    std::to_string(f.arch));
@@ -519,7 +521,7 @@ Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor
   if (!a.is_cuda()) fail(op, "expected CUDA tensors, got a on " + device_str(a));
   torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
   fam.arch = arch_of(a, op);
-  const int id = choose_kernel(op, config, fam, c.m, c.n, c.k, c.act != Activation::kNone || residual.has_value());
+  const int id = choose_kernel(op, config, fam, c.m, c.n, c.k, c.act != Activation::kNone || residual.has_value(), c.act);
   GemmParams p;
   p.alpha = float(alpha);
   p.beta = float(beta);
@@ -647,7 +649,7 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
   torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
   fam.arch = arch_of(a, op);
   fam.accum = resolve_accum(fam);  // SM100: FP8 accumulates in FP32 in either mode
-  const int id = choose_kernel(op, config, fam, m, n, k, c.act != Activation::kNone || residual.has_value());
+  const int id = choose_kernel(op, config, fam, m, n, k, c.act != Activation::kNone || residual.has_value(), c.act);
 
   GemmParams p;
   p.beta = float(beta);

@@ -164,6 +164,8 @@ def check_gemm(
     _check_epilogue(op, a, b.shape[0], out_shape, out, bias, residual, activation)
     _check_config(op, config, (in_key, in_key, dtype_key(out), "none", "f32"),
                   f"{dtype_name(a.dtype)} -> {dtype_name(out)}")
+    if config and activation != "none" and not kt.KERNELS[kt.KERNEL_IDS[config]].activation:
+        fail(op, f"config '{config}' has no activation in its epilogue; expected activation='none' with it")
     check_problem_size(op, math.prod(out_shape[:-1]), b.shape[0], a.shape[-1], out, k_align=8)
     return out_shape, out
 

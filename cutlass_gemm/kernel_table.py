@@ -66,6 +66,7 @@ class Kernel:
     accum: str = "f32"
     swap_ab: bool = False
     scheduler: str = "persistent"
+    activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
 
     @property
     def name(self) -> str:
@@ -85,6 +86,8 @@ class Kernel:
             parts.append("swapab")
         if self.scheduler != "persistent":
             parts.append(self.scheduler)
+        if not self.activation:
+            parts.append("noact")
         return "_".join(parts)
 
     @property
@@ -275,6 +278,19 @@ KERNELS: Tuple[Kernel, ...] = tuple(
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(2, 1), schedule="coop"),
     ]
     + _sm90_fp8_cublas_tiles()
+    + [
+        # CANDIDATES (branch s13-noact, not measured): the bf16 tiles the plain rules pick where the table
+        # is behind cuBLAS, without the run-time activation in the epilogue (64% of the 64x128 ping-pong
+        # kernel's SASS): does the plain GEMM get faster at 1024^3 / 2048^3 / 512 rows?
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 128, 64), cluster=(1, 1), schedule="pingpong",
+               activation=False),
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 256, 64), cluster=(2, 1), schedule="coop",
+               activation=False),
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(2, 1), schedule="coop",
+               activation=False),
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong",
+               activation=False),
+    ]
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -50,10 +50,16 @@ EPILOGUES = [
 def test_every_kernel_forced(kernel):
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.a]
     out_dtype = torch.float32 if kernel.out == "f32" else None
+    # a kernel without the activation node serves activation "none" only: the same epilogues without it
+    epilogues = EPILOGUES if kernel.activation else [{a: v for a, v in e.items() if a != "activation"} for e in EPILOGUES]
     for (m, n, k) in FORCED_SHAPES:
-        for epi in EPILOGUES:
+        for epi in epilogues:
             p = make_problem(m, n, k, dtype, DEV, out_dtype=out_dtype, **epi)
             run_and_check(p, f"{kernel.name} {m}x{n}x{k} {epi}", config=kernel.name)
+    if not kernel.activation:  # refused before any launch, never run without the asked activation
+        p = make_problem(64, 128, 64, dtype, DEV, activation="gelu")
+        with pytest.raises(RuntimeError, match="has no activation in its epilogue; expected activation='none'"):
+            cutlass_gemm.gemm(p.a, p.b, config=kernel.name, **p.kwargs())
 
 
 STREAMK = [k for k in KERNELS if k.scheduler == "streamk"]

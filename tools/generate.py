@@ -74,11 +74,15 @@ def kernel_type(k) -> str:
         raise NotImplementedError(f"{k.name}: stream-K is built for SM90 cooperative kernels only")
     if k.swap_ab and (k.arch != 90 or k.scale == "blockwise"):
         raise NotImplementedError(f"{k.name}: swap-AB is built for SM90 16-bit and tensor/row/column FP8 kernels only")
+    if not k.activation and k.scale != "none":
+        raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit kernels only")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
-    if k.scheduler == "streamk" or k.swap_ab:
+    if k.scheduler == "streamk" or k.swap_ab or not k.activation:
         shape += ", StreamK" if k.scheduler == "streamk" else ", cutlass::gemm::PersistentScheduler"
-    if k.swap_ab:
-        shape += ", SwapAB"
+    if k.swap_ab or not k.activation:
+        shape += ", SwapAB" if k.swap_ab else ", Normal"
+    if not k.activation:
+        shape += ", false"
     if k.scale == "none":
         return f"Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
     if k.scale == "tensor_row_col":

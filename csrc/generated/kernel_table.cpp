@@ -44,6 +44,10 @@ extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong __attrib
 extern const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_noact __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_noact __attribute__((weak));
+extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop_noact __attribute__((weak));
+extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -103,6 +107,10 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop},
+    {"sm90_bf16_t64x128x64_c1x1_pingpong_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x128x64_c1x1_pingpong_noact},
+    {"sm90_bf16_t128x256x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c2x1_coop_noact},
+    {"sm90_bf16_t256x128x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c2x1_coop_noact},
+    {"sm90_bf16_t64x256x64_c2x1_pingpong_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x256x64_c2x1_pingpong_noact},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -121,8 +129,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 56;
-const uint64_t kKernelTableHash = 5053919627495085727ull;
+const int kNumKernels = 60;
+const uint64_t kKernelTableHash = 2004701020398884100ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -165,6 +173,10 @@ const KernelGrid kKernelGrids[] = {
     {128, 16, true, false},  // sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab
     {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop
+    {64, 128, false, false},  // sm90_bf16_t64x128x64_c1x1_pingpong_noact
+    {128, 256, false, false},  // sm90_bf16_t128x256x64_c2x1_coop_noact
+    {256, 128, false, false},  // sm90_bf16_t256x128x64_c2x1_coop_noact
+    {64, 256, false, false},  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
