@@ -290,6 +290,10 @@ KERNELS: Tuple[Kernel, ...] = tuple(
                activation=False),
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong",
                activation=False),
+        # CANDIDATES (session 13): cuBLAS's 1024^3 / 128-row tile (nvjet tst_128x64_64x8_1x2): one 128x64
+        # tile per CTA shared by both consumer warpgroups (our 64x128 ping-pong leaves one of them idle there).
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 64, 64), cluster=(1, 2), schedule="coop"),
+        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 64, 64), cluster=(1, 1), schedule="coop"),
     ]
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")

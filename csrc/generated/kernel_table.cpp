@@ -48,6 +48,8 @@ extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_noact __attribute__((w
 extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x64x64_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x64x64_c1x1_coop __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -111,6 +113,8 @@ const KernelInfo kKernels[] = {
     {"sm90_bf16_t128x256x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c2x1_coop_noact},
     {"sm90_bf16_t256x128x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c2x1_coop_noact},
     {"sm90_bf16_t64x256x64_c2x1_pingpong_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x256x64_c2x1_pingpong_noact},
+    {"sm90_bf16_t128x64x64_c1x2_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x64x64_c1x2_coop},
+    {"sm90_bf16_t128x64x64_c1x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x64x64_c1x1_coop},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -129,8 +133,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 60;
-const uint64_t kKernelTableHash = 2004701020398884100ull;
+const int kNumKernels = 62;
+const uint64_t kKernelTableHash = 7339936357725376359ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -177,6 +181,8 @@ const KernelGrid kKernelGrids[] = {
     {128, 256, false, false},  // sm90_bf16_t128x256x64_c2x1_coop_noact
     {256, 128, false, false},  // sm90_bf16_t256x128x64_c2x1_coop_noact
     {64, 256, false, false},  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
+    {128, 64, false, false},  // sm90_bf16_t128x64x64_c1x2_coop
+    {128, 64, false, false},  // sm90_bf16_t128x64x64_c1x1_coop
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
