@@ -217,7 +217,7 @@ class GemmCase(Case):
         return metrics.bytes_moved(m, n, k, es, es, es if self.ep.bias else 0, self.ep.residual)
 
     def kernel(self, m, n, k):
-        return selected_kernel(m, n, k, self.dtype, fused=self.ep.fused)
+        return selected_kernel(m, n, k, self.dtype, fused=self.ep.fused, activation=self.ep.gelu)
 
     def describe(self):
         return dict(super().describe(), dtype=self.dtype_name)
@@ -284,7 +284,7 @@ class ScaledMMCase(Case):
     def kernel(self, m, n, k):
         mode = "blockwise" if self.scale == "blockwise" else "tensor_row_col"  # the kernel table's scale modes
         return selected_kernel(m, n, k, FP8, out_dtype=torch.bfloat16, scale=mode, accumulate=self.accumulate,
-                               fused=self.ep.fused)
+                               fused=self.ep.fused, activation=self.ep.gelu)
 
     def published(self, m, n, k):
         tf = suites.deepgemm_floor(m, n, k) if self.scale == "blockwise" else None

@@ -34,10 +34,11 @@ struct Family {
 // Replaces the rule table (called by the Python registry at import and on every change).
 void set_rules(std::vector<Rule> rules);
 
-// The kernel for a problem (`fused`: its epilogue applies an activation or adds a residual): the
-// first matching rule whose kernel is compiled, else the first compiled kernel of the family in
+// The kernel for a problem (`fused`: its epilogue applies an activation or adds a residual;
+// `activation`: it applies an activation): the first matching rule whose kernel is compiled (and
+// has the activation node when the call needs it), else the first such kernel of the family in
 // table order; -1 when the build has none for the family.
-int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused);
+int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation);
 
 // The accumulation mode of the kernels that serve a request (kernel_table.resolve_accum): the
 // family's own when `f.arch` has kernels of it, else kF32 when the arch accumulates that family in
@@ -72,6 +73,10 @@ struct KernelGrid {
   bool swap_ab, stream_k;
 };
 extern const KernelGrid kKernelGrids[];
+
+// Whether a kernel's epilogue has the run-time activation node, in kKernels' order (generated from
+// kernel_table.Kernel.activation): a kernel without it serves activation "none" only.
+extern const bool kKernelActivation[];
 
 // The stream-K kernels' decomposition when CUTLASS_GEMM_DECOMPOSITION is unset (0: CUTLASS's
 // heuristic; 3: stream-K): stream-K for 16-bit operands on outputs of fewer tiles than 2/3 of the

@@ -218,7 +218,7 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
   if (!config.empty()) {
     int id = find_kernel(config);  // existence and family were checked by validation
     const KernelInfo& ki = kKernels[id];
-    if (act != Activation::kNone && config.size() > 6 && config.compare(config.size() - 6, 6, "_noact") == 0)
+    if (act != Activation::kNone && !kKernelActivation[id])
       fail(op, "config '" + config + "' has no activation in its epilogue; expected activation='none' with it");
     if (ki.arch != f.arch)
       fail(op, "config '" + config + "' is an sm" + std::to_string(ki.arch) + " kernel; this GPU is sm_" +
@@ -228,7 +228,7 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
                    std::to_string(ki.arch) + "a)");
     return id;
   }
-  int id = select_kernel(f, m, n, k, fused);
+  int id = select_kernel(f, m, n, k, fused, act != Activation::kNone);
   if (id < 0)
     fail(op, "no kernel for sm_" + std::to_string(f.arch) + " " + dtype_name(to_scalar_type(f.a)) + " -> " +
                  dtype_name(to_scalar_type(f.out)) + " is compiled into this build (CUTLASS_GEMM_ARCHS)");
@@ -782,10 +782,10 @@ void quantize_fp8_rows(Tensor x, Tensor q, Tensor scale, int64_t group) {
 // The op's selection for a family on an arch, without a GPU (tests compare it with
 // configs.explain): resolve_accum, then select_kernel. Enum arguments are kernel_table indices.
 int64_t select_for(int64_t arch, int64_t a, int64_t b, int64_t out, int64_t scale, int64_t accum, int64_t m, int64_t n,
-                   int64_t k, bool fused) {
+                   int64_t k, bool fused, bool activation) {
   Family f{int(arch), DType(a), DType(b), DType(out), ScaleMode(scale), Accum(accum)};
   f.accum = resolve_accum(f);
-  return select_kernel(f, m, n, k, fused);
+  return select_kernel(f, m, n, k, fused || activation, activation);
 }
 
 }  // namespace
@@ -806,7 +806,7 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_kernel_table_hash() -> int");
   m.def("_device_arch(int device) -> int");
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
-  m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k, bool fused=False) -> int");
+  m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k, bool fused=False, bool activation=False) -> int");
   m.def("_quantize_fp8_rows_(Tensor x, Tensor(a!) q, Tensor(b!) scale, int group) -> ()");
 }
 

@@ -87,14 +87,17 @@ def _check_epilogue(op, a, n, out_shape, out, bias, residual, activation) -> Non
         fail(op, f"expected activation one of {names}, got '{activation}'")
 
 
-def _check_config(op, config, family, what) -> None:
-    """`config` must name a kernel of the problem's family (a, b, out, scale, accum). A kernel that
-    accumulates in plain FP32 serves either FP8 mode (SM100); the message lists the requested mode's."""
+def _check_config(op, config, family, what, activation) -> None:
+    """`config` must name a kernel of the problem's family (a, b, out, scale, accum), with the
+    activation node when the call applies an activation. A kernel that accumulates in plain FP32
+    serves either FP8 mode (SM100); the message lists the requested mode's."""
     if not config:
         return
     fits = [kk.name for kk in kt.KERNELS if (kk.a, kk.b, kk.out, kk.scale, kk.accum) == family]
     k = kt.KERNELS[kt.KERNEL_IDS[config]] if config in kt.KERNEL_IDS else None
     if k is not None and (k.a, k.b, k.out, k.scale) == family[:4] and kt.serves_accum(k.accum, family[4]):
+        if activation != "none" and not k.activation:
+            fail(op, f"config '{config}' has no activation in its epilogue; expected activation='none' with it")
         return
     if config not in fits:
         head = f"unknown config {kt.unknown_kernel(config)}" if config not in kt.KERNEL_IDS else f"config '{config}' does not serve these inputs"
@@ -163,9 +166,7 @@ def check_gemm(
     out_shape = tuple(a.shape[:-1]) + (b.shape[0],)
     _check_epilogue(op, a, b.shape[0], out_shape, out, bias, residual, activation)
     _check_config(op, config, (in_key, in_key, dtype_key(out), "none", "f32"),
-                  f"{dtype_name(a.dtype)} -> {dtype_name(out)}")
-    if config and activation != "none" and not kt.KERNELS[kt.KERNEL_IDS[config]].activation:
-        fail(op, f"config '{config}' has no activation in its epilogue; expected activation='none' with it")
+                  f"{dtype_name(a.dtype)} -> {dtype_name(out)}", activation)
     check_problem_size(op, math.prod(out_shape[:-1]), b.shape[0], a.shape[-1], out, k_align=8)
     return out_shape, out
 
@@ -257,6 +258,6 @@ def check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtyp
         fail(op, f"expected accumulate 'accurate' or 'fast', got '{accumulate}'")
     accum = "promoted" if mode == "blockwise" else ACCUMULATE[accumulate]
     _check_config(op, config, (*pair, dtype_key(out), mode, accum),
-                  f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)} -> {dtype_name(out)} ({mode}, {accum})")
+                  f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)} -> {dtype_name(out)} ({mode}, {accum})", activation)
     check_problem_size(op, m, n, k, out, k_align=16)
     return out_shape, out, mode

@@ -221,14 +221,15 @@ class Decision:
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
             arch: Optional[int] = None, b_dtype: Optional[torch.dtype] = None, scale: str = "none",
-            accumulate: str = "accurate", fused: bool = False) -> Decision:
+            accumulate: str = "accurate", fused: bool = False, activation: bool = False) -> Decision:
     """The kernel the op picks for an (M, N, K) problem, and why, from the same table as C++.
 
     16-bit gemm: explain(m, n, k, torch.bfloat16). FP8 scaled_mm: explain(m, n, k,
     torch.float8_e4m3fn, scale="tensor_row_col" | "blockwise", accumulate="accurate" | "fast").
     `arch` (90 or 100) defaults to the current GPU's, else the first built arch (90 in the default
     build): explain(..., arch=100) shows the Blackwell choice on any machine. fused=True: the call
-    applies an activation or adds a residual (rules can differ for such epilogues).
+    applies an activation or adds a residual (rules can differ for such epilogues). activation=True:
+    it applies an activation (fused implied): kernels without the activation node are passed over.
     """
     from ._validate import dtype_key
 
@@ -248,13 +249,14 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     accum = kt.resolve_accum(arch, a, b, out, scale, accum)  # SM100 FP8: FP32 accumulation in either mode
     family = (arch, a, b, out, scale, accum)
     mask = _compiled_mask()
+    runs = [on and (kk.activation or not activation) for kk, on in zip(kt.KERNELS, mask)]  # as C++ select_kernel
     with _lock:
         tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
     for i, (r, src) in enumerate(tagged):
-        if r.spec.family == family and r.holds(m, n, k, fused) and mask[kt.KERNEL_IDS[r.kernel]]:
+        if r.spec.family == family and r.holds(m, n, k, fused or activation) and runs[kt.KERNEL_IDS[r.kernel]]:
             return Decision(r.kernel, f"rule {i} ({src})")
-    for kk, on in zip(kt.KERNELS, mask):
-        if on and kk.family == family:
+    for kk, ok in zip(kt.KERNELS, runs):
+        if ok and kk.family == family:
             return Decision(kk.name, "family fallback")
     if not any(on and kk.arch == arch for kk, on in zip(kt.KERNELS, mask)):
         raise RuntimeError(f"cutlass_gemm.configs: this build compiled no sm_{arch} kernels (its archs: "

@@ -237,9 +237,10 @@ def test_entries_per_epilogue():
 
 @pytest.mark.parametrize("ep", list(cases.EPILOGUES))
 def test_run_shape_gemm_cpu(ep):
-    row = runner.run_shape(cases.GemmCase(ep, device="cpu"), "custom", 33, 40, 24, compile=False, timer=fake_timer)
+    case = cases.GemmCase(ep, device="cpu")
+    row = runner.run_shape(case, "custom", 33, 40, 24, compile=False, timer=fake_timer)
     assert row["ours"]["status"] == "ok" and row["ours"]["us"] == 500.0 and row["ours"]["err"] < 2e-2
-    assert row["kernel"] == cutlass_gemm.configs.explain(33, 40, 24).kernel
+    assert row["kernel"] == cutlass_gemm.configs.explain(33, 40, 24, fused=case.ep.fused, activation=case.ep.gelu).kernel
     for name, r in row["competitors"].items():
         assert r["status"] == "ok" and r["us"] == 500.0, name
     assert row["flops"] == 2 * 33 * 40 * 24 and row["published"] is None
@@ -563,15 +564,16 @@ def test_bench_results_ran_the_kernels_the_shipped_rules_pick():
     for f in files:
         with open(os.path.join(ROOT, "bench", "results", f)) as fh:
             doc = json.load(fh)
-        fused = "gelu" in f or "residual" in f
+        fused, act = "gelu" in f or "residual" in f, "gelu" in f
         for r in doc["rows"]:
             m, n, k = r["m"], r["n"], r["k"]
             if "_gemm_" in f:
-                e = configs.explain(m, n, k, fused=fused, arch=90)
+                e = configs.explain(m, n, k, fused=fused, activation=act, arch=90)
             else:
                 scale = "blockwise" if "blockwise" in f else ("row" if "_row_" in f else "tensor")
                 e = configs.explain(m, n, k, torch.float8_e4m3fn, scale=scale,
-                                    accumulate="fast" if "_fast_" in f else "accurate", fused=fused, arch=90)
+                                    accumulate="fast" if "_fast_" in f else "accurate", fused=fused, activation=act,
+                                    arch=90)
             assert e.kernel == r["kernel"], f"{f} {m}x{n}x{k}: the table ran {r['kernel']}, the rules now pick {e.kernel}"
 
 

@@ -76,11 +76,12 @@ def _selected(p, scaled) -> str:
     k = p.a.shape[-1]
     m, n = p.a.numel() // max(k, 1), p.b.shape[0]
     fused = p.activation != "none" or p.residual is not None  # the table's epilogue class
+    act = p.activation != "none"
     if scaled:
         scale = "blockwise" if p.scale_a.dim() == 2 and p.scale_a.shape[1] > 1 else "tensor_row_col"
         return configs.explain(m, n, k, p.a.dtype, b_dtype=p.b.dtype, scale=scale, accumulate=p.accumulate,
-                               fused=fused).kernel
-    return configs.explain(m, n, k, p.a.dtype, out_dtype=p.out_dtype, fused=fused).kernel
+                               fused=fused, activation=act).kernel
+    return configs.explain(m, n, k, p.a.dtype, out_dtype=p.out_dtype, fused=fused, activation=act).kernel
 
 
 def _nan_like(a: torch.Tensor) -> torch.Tensor:

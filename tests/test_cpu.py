@@ -225,6 +225,20 @@ def test_configs_explain_and_rules():
         assert configs.rule_from_dict({"kernel": forced, "epilogue": "plain"}).epilogue == "plain"
     finally:
         configs.clear_rules()
+    # A kernel without the activation node: a rule naming it serves calls without an activation (a
+    # residual included) and is passed over for calls with one, by explain and by the C++ choice alike.
+    noact = next(k.name for k in kt.KERNELS if k.family == bf16 and not k.activation)
+    configs.add_rule(noact, m=(40, 60))
+    try:
+        cpp = lambda fused, act: torch.ops.cutlass_gemm._select_kernel(  # noqa: E731
+            90, kt.DTYPES.index("bf16"), kt.DTYPES.index("bf16"), kt.DTYPES.index("bf16"),
+            kt.SCALE_MODES.index("none"), kt.ACCUMS.index("f32"), 48, 4096, 4096, fused, act)
+        for fused, act in ((False, False), (True, False), (True, True)):
+            d = configs.explain(48, 4096, 4096, torch.bfloat16, arch=90, fused=fused, activation=act)
+            assert (d.kernel == noact) == (not act), (fused, act, d)
+            assert kt.KERNEL_IDS[d.kernel] == cpp(fused, act), (fused, act, d)
+    finally:
+        configs.clear_rules()
     # A family with one kernel and no rule falls back to it.
     d = configs.explain(16, 64, 64, torch.bfloat16, torch.float32, arch=90)
     assert d.kernel == "sm90_bf16_f32out_t128x128x64_c1x1_coop" and d.reason == "family fallback"

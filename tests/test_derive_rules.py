@@ -168,6 +168,38 @@ def test_retired_kernels_in_a_sweep_are_skipped():
     assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{"sm90_bf16_t128x128x64_c1x1_coop": 2.0}]
 
 
+NOACT = "sm90_bf16_t128x256x64_c2x1_coop_noact"  # no activation node: serves activation "none" only
+
+
+def test_a_family_swept_without_an_activation_gets_fused_rules_from_its_kernels_with_one():
+    """Where a plain sweep's winner lacks the activation node and no fused sweep exists, calls with an
+    activation get a ladder of the kernels that have it (else they would fall past every such rule)."""
+    current = {"families": []}
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0, NOACT: 11.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0, NOACT: 55.0}}
+    doc, report = dr.derive([_sweep(t)], current, 0.03)
+    assert [(f["family"], f.get("epilogue")) for f in doc["families"]] == [("sm90 bf16", "fused"), ("sm90 bf16", None)]
+    fused, plain = doc["families"]
+    assert [r["kernel"] for r in plain["rules"]] == [SMALL, NOACT]
+    assert [r["kernel"] for r in fused["rules"]] == [SMALL, MID] and all(r["epilogue"] == "fused" for r in fused["rules"])
+    assert "its kernels with an activation" in fused["source"]
+    # with a fused sweep of the family, that sweep gives the fused rules
+    gelu = dict(_sweep({(16, 8192, 8192): {SMALL: 12.0, MID: 10.0}}), case={"epilogue": "bias_gelu_residual"})
+    doc, _ = dr.derive([_sweep(t), gelu], current, 0.03)
+    assert [r["kernel"] for r in doc["families"][0]["rules"]] == [MID]
+    # a family whose kernels all have the node gets no extra entry
+    doc, _ = dr.derive([_sweep({(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}})], current, 0.03)
+    assert [f.get("epilogue") for f in doc["families"]] == [None]
+
+
+def test_no_fused_rule_names_a_kernel_without_the_activation_node():
+    with open(os.path.join(ROOT, "cutlass_gemm", "default_rules.json")) as fh:
+        doc = json.load(fh)
+    for fam in doc["families"]:
+        if fam.get("epilogue") == "fused":
+            for r in fam["rules"]:
+                assert dr.kt.KERNELS[dr.kt.KERNEL_IDS[r["kernel"]]].activation, (fam["family"], r)
+
+
 def test_shipped_rules_name_table_kernels_of_their_family_and_cover_every_m():
     import cutlass_gemm.configs as configs
 

@@ -46,12 +46,18 @@ EPILOGUES = [dict(), dict(bias="out", activation="gelu_tanh", residual=True, bet
 def test_every_fp8_kernel_forced(kernel):
     scale_kinds = ["blockwise"] if kernel.scale == "blockwise" else ["tensor", "row_col", "row_tensor", "tensor_col"]
     accumulate = "fast" if kernel.accum == "fast" else "accurate"
+    # a kernel without the activation node serves activation "none" only: the same epilogues without it
+    epilogues = EPILOGUES if kernel.activation else [{a: v for a, v in e.items() if a != "activation"} for e in EPILOGUES]
     for (m, n, k) in SHAPES:
-        for i, epi in enumerate(EPILOGUES):
+        for i, epi in enumerate(epilogues):
             scales = scale_kinds[i % len(scale_kinds)]
             p = make_scaled_problem(m, n, k, DEV, scales=scales, a_dtype=DT[kernel.a], b_dtype=DT[kernel.b],
                                     accumulate=accumulate, **epi)
             run_and_check(p, f"{kernel.name} {m}x{n}x{k} {scales} {epi}", config=kernel.name)
+    if not kernel.activation:  # refused before any launch, never run without the asked activation
+        p = make_scaled_problem(64, 128, 128, DEV, scales="row_col", accumulate=accumulate, activation="gelu")
+        with pytest.raises(RuntimeError, match="has no activation in its epilogue; expected activation='none'"):
+            cutlass_gemm.scaled_mm(p.a, p.b, p.scale_a, p.scale_b, config=kernel.name, **p.kwargs())
 
 
 @pytest.mark.parametrize("accumulate", ["accurate", "fast"])

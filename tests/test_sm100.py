@@ -221,7 +221,7 @@ FAMILIES = [  # (dtype, b_dtype, out_dtype, scale, accumulate)
 MS = [1, 16, 64, 65, 128, 129, 256, 257, 1024, 1025, 4096, 100000]
 
 
-def _cpp_select(arch, fam, m, n, k, fused=False):
+def _cpp_select(arch, fam, m, n, k, fused=False, activation=False):
     from cutlass_gemm._validate import dtype_key
 
     dtype, b_dtype, out_dtype, scale, accumulate = fam
@@ -232,7 +232,7 @@ def _cpp_select(arch, fam, m, n, k, fused=False):
     accum = "f32" if not fp8 else ("promoted" if scale == "blockwise" or accumulate == "accurate" else "fast")
     return torch.ops.cutlass_gemm._select_kernel(
         arch, kt.DTYPES.index(a), kt.DTYPES.index(b), kt.DTYPES.index(out), kt.SCALE_MODES.index(scale),
-        kt.ACCUMS.index(accum), m, n, k, fused)
+        kt.ACCUMS.index(accum), m, n, k, fused, activation)
 
 
 @pytest.mark.parametrize("arch", [90, 100])
@@ -241,13 +241,16 @@ def test_selection_stays_on_its_arch(arch, fam):
     if arch not in BUILT_ARCHS:
         pytest.skip(f"sm{arch} not built")
     dtype, b_dtype, out_dtype, scale, accumulate = fam
-    for m, fused in itertools.product(MS, (False, True)):
+    # (fused, activation): plain; a residual alone; an activation (kernels without its node passed over)
+    for m, (fused, act) in itertools.product(MS, ((False, False), (True, False), (True, True))):
         for n, k in ((8192, 8192), (7168, 2048), (1000, 512), (57344, 8192)):
             d = configs.explain(m, n, k, dtype, out_dtype=out_dtype, arch=arch, b_dtype=b_dtype, scale=scale,
-                                accumulate=accumulate, fused=fused)
-            assert kt.KERNELS[kt.KERNEL_IDS[d.kernel]].arch == arch, f"sm{arch} chose {d}"
-            assert _cpp_select(arch, fam, m, n, k, fused) == kt.KERNEL_IDS[d.kernel], \
-                f"C++ and explain differ at M={m}, fused={fused}"
+                                accumulate=accumulate, fused=fused, activation=act)
+            spec = kt.KERNELS[kt.KERNEL_IDS[d.kernel]]
+            assert spec.arch == arch, f"sm{arch} chose {d}"
+            assert spec.activation or not act, f"an activation call got {d}, which lacks the activation node"
+            assert _cpp_select(arch, fam, m, n, k, fused, act) == kt.KERNEL_IDS[d.kernel], \
+                f"C++ and explain differ at M={m}, fused={fused}, activation={act}"
 
 
 def test_shipped_sm90_rules_are_what_the_committed_sweeps_give():

@@ -17,7 +17,9 @@ next measured M's winner has a taller tile (ladder.py).
 A sweep timed with an activation or a residual (`bench.sweep --epilogue bias_gelu_residual`) gives
 the family's "fused" rules, which only calls with such an epilogue read (configs.EPILOGUE_CLASSES);
 they are written as their own entry just before the family's other rules, and every other sweep
-gives rules for any epilogue.
+gives rules for any epilogue. A family with kernels that lack the activation node
+(kernel_table.Kernel.activation) and no such sweep gets its "fused" rules from its other sweeps,
+over the kernels that have the node.
 A shape measured several times (two suites, or the same family swept twice: pass both files)
 counts once, with each kernel's median time, so one noisy run moves the rules less.
 Families the inputs cover are replaced in the output file; the others are kept as they are.
@@ -177,6 +179,15 @@ def choose(rules: Sequence[dict], m: int, n: int, k: int) -> Optional[str]:
 def derive(sweeps: Sequence[dict], current: dict, tolerance: float) -> Tuple[dict, List[str]]:
     """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
     fams = _rows_by_family(sweeps)
+    for (label, ep), f in list(fams.items()):
+        # A family swept without an activation only: calls with one cannot run its kernels that lack the
+        # activation node, so they get a ladder of its other kernels (else they would fall past those rules).
+        if ep == "any" and (label, "fused") not in fams:
+            rows = [(m, n, k, {name: us for name, us in t.items() if kt.KERNELS[kt.KERNEL_IDS[name]].activation})
+                    for m, n, k, t in f["rows"]]
+            if any(len(r[3]) < len(t) for r, (*_, t) in zip(rows, f["rows"])):
+                fams[(label, "fused")] = {"rows": [r for r in rows if r[3]],
+                                          "sources": [f"{s}, its kernels with an activation" for s in f["sources"]]}
     doc = json.loads(json.dumps(current))
     report = []
     for (label, ep), f in fams.items():

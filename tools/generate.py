@@ -74,8 +74,9 @@ def kernel_type(k) -> str:
         raise NotImplementedError(f"{k.name}: stream-K is built for SM90 cooperative kernels only")
     if k.swap_ab and (k.arch != 90 or k.scale == "blockwise"):
         raise NotImplementedError(f"{k.name}: swap-AB is built for SM90 16-bit and tensor/row/column FP8 kernels only")
-    if not k.activation and k.scale != "none":
-        raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit kernels only")
+    if not k.activation and k.scale == "blockwise":
+        raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit and "
+                                  "tensor/row/column FP8 kernels only")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
     if k.scheduler == "streamk" or k.swap_ab or not k.activation:
         shape += ", StreamK" if k.scheduler == "streamk" else ", cutlass::gemm::PersistentScheduler"
@@ -130,6 +131,11 @@ def gen_registry(t) -> str:
     for k in t.KERNELS:
         rows, cols = k.tile[0], k.tile[1]
         out.append(f"    {{{rows}, {cols}, {str(k.swap_ab).lower()}, {str(k.scheduler == 'streamk').lower()}}},  // {k.name}\n")
+    out.append("};\n\n")
+    out.append("// Whether each kernel's epilogue has the run-time activation node (registry.h), in kKernels' order.\n")
+    out.append("const bool kKernelActivation[] = {\n")
+    for k in t.KERNELS:
+        out.append(f"    {str(k.activation).lower()},  // {k.name}\n")
     out.append("};\n\n")
     out.append("// Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.\n")
     out.append("const RetiredKernel kRetired[] = {\n")

@@ -48,8 +48,12 @@ extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_noact __attribute__((w
 extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact __attribute__((weak));
-extern const KernelFns sm90_bf16_t128x64x64_c1x2_coop __attribute__((weak));
-extern const KernelFns sm90_bf16_t128x64x64_c1x1_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -113,8 +117,12 @@ const KernelInfo kKernels[] = {
     {"sm90_bf16_t128x256x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c2x1_coop_noact},
     {"sm90_bf16_t256x128x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c2x1_coop_noact},
     {"sm90_bf16_t64x256x64_c2x1_pingpong_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x256x64_c2x1_pingpong_noact},
-    {"sm90_bf16_t128x64x64_c1x2_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x64x64_c1x2_coop},
-    {"sm90_bf16_t128x64x64_c1x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x64x64_c1x1_coop},
+    {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -133,8 +141,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 62;
-const uint64_t kKernelTableHash = 7339936357725376359ull;
+const int kNumKernels = 66;
+const uint64_t kKernelTableHash = 15142899307351305323ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -181,8 +189,12 @@ const KernelGrid kKernelGrids[] = {
     {128, 256, false, false},  // sm90_bf16_t128x256x64_c2x1_coop_noact
     {256, 128, false, false},  // sm90_bf16_t256x128x64_c2x1_coop_noact
     {64, 256, false, false},  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
-    {128, 64, false, false},  // sm90_bf16_t128x64x64_c1x2_coop
-    {128, 64, false, false},  // sm90_bf16_t128x64x64_c1x1_coop
+    {128, 256, false, false},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -200,6 +212,76 @@ const KernelGrid kKernelGrids[] = {
     {64, 128, false, false},  // sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_f32out_t128x128x64_c1x1_1sm
     {128, 128, false, false},  // sm100_f16_f32out_t128x128x64_c1x1_1sm
+};
+
+// Whether each kernel's epilogue has the run-time activation node (registry.h), in kKernels' order.
+const bool kKernelActivation[] = {
+    true,  // sm90_bf16_t128x256x64_c2x1_coop
+    true,  // sm90_bf16_t128x128x64_c1x2_pingpong
+    true,  // sm90_bf16_t128x128x64_c1x1_coop
+    true,  // sm90_bf16_t64x128x64_c1x1_pingpong
+    true,  // sm90_f16_t128x256x64_c2x1_coop
+    true,  // sm90_f16_t128x128x64_c1x2_pingpong
+    true,  // sm90_f16_t128x128x64_c1x1_coop
+    true,  // sm90_f16_t64x128x64_c1x1_pingpong
+    true,  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop
+    true,  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong
+    true,  // sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong
+    true,  // sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop
+    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop
+    true,  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong
+    true,  // sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong
+    true,  // sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop
+    true,  // sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong
+    true,  // sm90_e5m2xe4m3_scaled_promoted_t128x128x128_c1x2_coop
+    true,  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop
+    true,  // sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong
+    true,  // sm90_bf16_f32out_t128x128x64_c1x1_coop
+    true,  // sm90_f16_f32out_t128x128x64_c1x1_coop
+    true,  // sm90_bf16_t128x128x64_c1x1_coop_streamk
+    true,  // sm90_f16_t128x128x64_c1x1_coop_streamk
+    true,  // sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk
+    true,  // sm90_bf16_t64x32x128_c1x1_pingpong_swapab
+    true,  // sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk
+    true,  // sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk
+    true,  // sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk
+    true,  // sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop
+    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop
+    true,  // sm90_bf16_t64x256x64_c2x1_pingpong
+    true,  // sm90_bf16_t256x128x64_c2x1_coop
+    true,  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong
+    true,  // sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop
+    false,  // sm90_bf16_t64x128x64_c1x1_pingpong_noact
+    false,  // sm90_bf16_t128x256x64_c2x1_coop_noact
+    false,  // sm90_bf16_t256x128x64_c2x1_coop_noact
+    false,  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
+    false,  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
+    false,  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
+    false,  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
+    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact
+    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
+    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
+    true,  // sm100_bf16_t256x128x64_c2x1_2sm
+    true,  // sm100_bf16_t128x256x64_c1x1_1sm
+    true,  // sm100_bf16_t128x128x64_c1x1_1sm
+    true,  // sm100_bf16_t64x128x64_c1x1_1sm
+    true,  // sm100_f16_t256x128x64_c2x1_2sm
+    true,  // sm100_f16_t128x256x64_c1x1_1sm
+    true,  // sm100_f16_t128x128x64_c1x1_1sm
+    true,  // sm100_f16_t64x128x64_c1x1_1sm
+    true,  // sm100_e4m3_scaled_t256x128x128_c2x1_2sm
+    true,  // sm100_e4m3_scaled_t128x128x128_c1x1_1sm
+    true,  // sm100_e4m3_scaled_t64x128x128_c1x1_1sm
+    true,  // sm100_e4m3xe5m2_scaled_t128x128x128_c1x1_1sm
+    true,  // sm100_e5m2xe4m3_scaled_t128x128x128_c1x1_1sm
+    true,  // sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm
+    true,  // sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm
+    true,  // sm100_bf16_f32out_t128x128x64_c1x1_1sm
+    true,  // sm100_f16_f32out_t128x128x64_c1x1_1sm
 };
 
 // Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.

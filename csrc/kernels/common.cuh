@@ -77,15 +77,23 @@ struct SwapAB {
 // fp32 here) so one kernel serves no bias / bias in either dtype; a null node costs no load.
 // The residual is CUTLASS's source C: beta == 0 (set when there is no residual) skips its TMA
 // load at run time.
-template <class TileShape, class ElementD, class X, class Orient = Normal>
+// kAct = false drops the run-time activation node (D = beta * C + (X + bias_f32)); such a kernel
+// serves activation "none" only. The five activations, unrolled per epilogue subtile, were 64% of
+// the 64x128 ping-pong kernel's SASS, and cost the cooperative bf16 kernels 3-14% (H200, session 13).
+template <class TileShape, class X, class Orient = Normal>
+using BiasY = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, kRound>,  // Y = X + bias_f32
+    X,
+    typename Orient::template PerN<TileShape, float>>;
+
+template <class TileShape, class ElementD, class X, class Orient = Normal, bool kAct = true>
 using EpilogueTail =
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementD, float, kRound>,  // beta * C + Z
         fusion::Sm90ScalarBroadcast<float>,                                                           //   beta
         fusion::Sm90SrcFetch<ElementD>,                                                               //   C
-        fusion::Sm90EVT<fusion::Sm90Compute<epilogue::RuntimeActivation, float, float, kRound>,        //   Z = act(Y)
-            fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, kRound>,                  //   Y = X + bias_f32
-                X,
-                typename Orient::template PerN<TileShape, float>>>>;
+        cute::conditional_t<kAct,
+            fusion::Sm90EVT<fusion::Sm90Compute<epilogue::RuntimeActivation, float, float, kRound>,    //   Z = act(Y)
+                BiasY<TileShape, X, Orient>>,
+            BiasY<TileShape, X, Orient>>>;                                                         //   or Z = Y
 
 template <class TileShape, class ElementD, class Orient = Normal>
 using BiasD = typename Orient::template PerN<TileShape, ElementD>;  // bias_d [N]
@@ -121,15 +129,18 @@ BiasPtrs<ElementD> split_bias(const GemmParams& p, DType out) {
   return b;
 }
 
-// Arguments of EpilogueTail<..., X> around X's arguments (the brace tree mirrors the type tree).
-template <class Tree, class X>
+// Arguments of EpilogueTail<..., X, Orient, kAct> around X's arguments (the brace tree mirrors the type tree).
+template <class Tree, class X, bool kAct = true>
 typename Tree::Arguments tail_args(const GemmParams& p, const float* bias_f32, typename X::Arguments const& x) {
   const float beta = p.residual != nullptr ? p.beta : 0.0f;
-  return {{{beta}},                                       // beta
-          {},                                             // C
-          {{x, {bias_f32, 0.0f, {}}, {}},                 // Y = X + bias_f32
-           {static_cast<int32_t>(p.act)}},                // act
-          {}};
+  if constexpr (kAct)
+    return {{{beta}},                                       // beta
+            {},                                             // C
+            {{x, {bias_f32, 0.0f, {}}, {}},                 // Y = X + bias_f32
+             {static_cast<int32_t>(p.act)}},                // act
+            {}};
+  else
+    return {{{beta}}, {}, {x, {bias_f32, 0.0f, {}}, {}}, {}};  // beta, C, Y = X + bias_f32
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,6 +152,7 @@ struct AdapterFns {
   static size_t workspace_size(const GemmParams& p) { return Adapter::get_workspace_size(Derived::make_args(p)); }
 
   static int can_implement(const GemmParams& p) {
+    if (!Derived::kAct && p.act != Activation::kNone) return kCannotImplement;  // no activation node
     // CUTLASS asks for N % alignment == 0 on row-major C/D, but TMA needs only 16-byte row
     // strides (the caller pads ldd/ldr) and clips the last tile at N: check with N rounded up.
     constexpr int kAlignD = Derived::kAlignD;

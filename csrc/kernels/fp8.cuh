@@ -22,8 +22,9 @@ struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages
     : std::true_type {};
 
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
+// kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
 template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
   using ElementB = typename Element<kB>::type;                       // B element
@@ -34,7 +35,8 @@ struct ScaledGemm {
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   using X = ScaledX<CtaTile, ElementD, Orient>;                      // scale_a * acc * scale_b + bias_d
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient>;
+  static constexpr bool kAct = kAct_;
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
   using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
   using MmaB = cute::conditional_t<Orient::kSwap, ElementA, ElementB>;
@@ -55,7 +57,7 @@ struct ScaledGemm {
         {p.scale_b, 0.0f, Orient::per_n(col_b)},                     // scale_b
         {bias.d, ElementD(0), {}},                                   // bias_d
         {}};
-    args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, x);
+    args.epilogue.thread = tail_args<Tree, X, kAct>(p, bias.f32, x);
     if constexpr (IsPromotedFp8<typename CollectiveMainloop::DispatchPolicy>::value) {
       if (p.fp8_promotion_interval > 0) args.mainloop.mma_promotion_interval = uint32_t(p.fp8_promotion_interval);
     }
@@ -79,6 +81,7 @@ struct BlockwiseGemm {
   using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());
   using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
   using X = AlphaX<CtaTile, ElementD>;                               // acc + bias_d (alpha = 1)
+  static constexpr bool kAct = true;
   using Tree = EpilogueTail<CtaTile, ElementD, X>;
   using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree>;
   using CollectiveMainloop =

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SASS size of the bf16 64x128 ping-pong kernel with three epilogues (session 12; no GPU needed):
 #   ours.cu  the table's kernel (EpilogueTail: beta*C + act(alpha*acc + bias) with the run-time activation)
-#   noact.cu the same tree without the activation node
+#   noact.cu the same kernel without the activation node (the table's _noact kernel)
 #   plain.cu CUTLASS's LinearCombination (D = alpha*acc, no C)
 # Usage: bash notes/epilogue_sass/run.sh   (from the repo root; ~3 min per file on 2 cores)
 set -euo pipefail
