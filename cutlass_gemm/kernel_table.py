@@ -219,7 +219,9 @@ def _sm90_no_activation() -> List[Kernel]:
     configs pass over them for calls with an activation): the tiles the plain rules pick at mid and
     large sizes. bf16 (H200, session 13, same run, 3 rounds): 128x256 c2x1 coop 512x10240x8192
     201.3 -> 176.1 us, 4096^3 230.5 -> 214.5; 256x128 c2x1 coop 4096^3 230.6 -> 216.7; 64x128 ping-pong
-    1024^3 7.5 -> 6.9. FP8: the same tails on the kernels the FP8 plain rules pick at M >= 256."""
+    1024^3 7.5 -> 6.9. FP8: the kernels the FP8 plain rules picked at M >= 256; one sweep each (session 13):
+    promoted 128x128 c2x1 coop 2048x10240x8192 row 1.070x, fast 128x128 c1x2 ping-pong 2048^3 1.13x,
+    fast 128x256 c2x1 coop 1.02-1.09x at 4096^3 and up; each wins some shapes of the sweeps."""
     bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16", activation=False)
     fp8 = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", activation=False)
     return [
@@ -227,7 +229,6 @@ def _sm90_no_activation() -> List[Kernel]:
         Kernel(tile=(128, 256, 64), cluster=(2, 1), schedule="coop", **bf16),
         Kernel(tile=(256, 128, 64), cluster=(2, 1), schedule="coop", **bf16),
         Kernel(tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong", **bf16),
-        # CANDIDATES (session 13, not yet measured)
         Kernel(tile=(128, 256, 128), cluster=(2, 1), schedule="coop", accum="fast", **fp8),
         Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="pingpong", accum="fast", **fp8),
         Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="pingpong", accum="fast", **fp8),
