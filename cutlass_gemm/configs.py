@@ -8,8 +8,9 @@ change. `explain()` reproduces the C++ decision from the same table.
 
 A rule names a kernel, inclusive M/N/K ranges and the epilogues it serves; the kernel fixes the
 problem family (arch, dtypes, scale mode, accumulation). The first rule of the family whose
-ranges hold the problem, whose epilogue class takes the call and whose kernel is compiled wins;
-if none does, the first compiled kernel of the family (in kernel_table.py order) runs.
+ranges hold the problem, whose epilogue class takes the call and whose kernel is compiled (and,
+for a call with an activation, has the activation node: `_noact` kernels do not) wins; if none
+does, the first such kernel of the family (in kernel_table.py order) runs.
 
 Epilogue classes: a call is "fused" when it applies an activation or adds a residual (a longer
 epilogue, which favours ping-pong tiles that hide one tile's epilogue under the next tile's
@@ -24,7 +25,7 @@ import operator
 import os
 import threading
 from dataclasses import asdict, dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 import torch
 
@@ -221,17 +222,26 @@ class Decision:
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
             arch: Optional[int] = None, b_dtype: Optional[torch.dtype] = None, scale: str = "none",
-            accumulate: str = "accurate", fused: bool = False, activation: bool = False) -> Decision:
+            accumulate: str = "accurate", fused: bool = False, activation: Union[bool, str] = False) -> Decision:
     """The kernel the op picks for an (M, N, K) problem, and why, from the same table as C++.
 
     16-bit gemm: explain(m, n, k, torch.bfloat16). FP8 scaled_mm: explain(m, n, k,
     torch.float8_e4m3fn, scale="tensor_row_col" | "blockwise", accumulate="accurate" | "fast").
     `arch` (90 or 100) defaults to the current GPU's, else the first built arch (90 in the default
     build): explain(..., arch=100) shows the Blackwell choice on any machine. fused=True: the call
-    applies an activation or adds a residual (rules can differ for such epilogues). activation=True:
-    it applies an activation (fused implied): kernels without the activation node are passed over.
+    applies an activation or adds a residual (rules can differ for such epilogues). activation: the
+    call's activation, as the op takes it ("none", "gelu", ...) or True/False; one other than "none"
+    implies fused, and kernels without the activation node (`_noact`) are passed over.
     """
     from ._validate import dtype_key
+
+    if isinstance(activation, str):
+        if activation not in kt.ACTIVATIONS:
+            raise ValueError(f"cutlass_gemm.configs.explain: expected activation one of "
+                             f"{', '.join(repr(x) for x in kt.ACTIVATIONS)}, True or False, got {activation!r}")
+        activation = activation != "none"
+    elif not isinstance(activation, bool):
+        raise ValueError(f"cutlass_gemm.configs.explain: expected activation an activation name or a bool, got {activation!r}")
 
     for name, v in (("m", m), ("n", n), ("k", k)):
         if not (hasattr(v, "__index__") and not isinstance(v, bool) and v >= 0):

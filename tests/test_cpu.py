@@ -237,6 +237,12 @@ def test_configs_explain_and_rules():
             d = configs.explain(48, 4096, 4096, torch.bfloat16, arch=90, fused=fused, activation=act)
             assert (d.kernel == noact) == (not act), (fused, act, d)
             assert kt.KERNEL_IDS[d.kernel] == cpp(fused, act), (fused, act, d)
+        # the op's activation names say the same ("none": no activation)
+        assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90, activation="gelu_tanh").kernel != noact
+        assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90, activation="none").kernel == noact
+        for bad in ("swish", 1, None):
+            with pytest.raises(ValueError, match="expected activation"):
+                configs.explain(48, 4096, 4096, torch.bfloat16, arch=90, activation=bad)
     finally:
         configs.clear_rules()
     # A family with one kernel and no rule falls back to it.

@@ -44,6 +44,7 @@ def test_names_unique_and_descriptive():
         assert k.a in kt.DTYPES and k.b in kt.DTYPES and k.out in kt.DTYPES
         assert k.scale in kt.SCALE_MODES and k.accum in kt.ACCUMS
         assert k.schedule in kt.SCHEDULES and k.scheduler in kt.SCHEDULERS
+        assert isinstance(k.activation, bool) and (k.activation or k.scale != "blockwise"), k.name
         if k.arch == 90 and k.schedule == "coop":
             assert k.tile[0] >= 128, f"{k.name}: cooperative needs a 128-row tile"
 
