@@ -1,7 +1,7 @@
 """Speed and capture-to-capture spread of the stream-K small-M kernels under each decomposition of
 CUTLASS's SM90 stream-K scheduler, against the competitor, same run.
 
-    python -m bench.decomposition_probe [--rounds 6] [--kind bf16|fp8] [--scale row|tensor]
+    python -m bench.decomposition_probe [--rounds 6] [--kind bf16|fp8|blockwise] [--scale row|tensor]
                                         [--modes default,streamk,splitk3] [--out F.json]
 
 The knobs (CUTLASS_GEMM_DECOMPOSITION / _SPLITS / _REDUCTION, CUTLASS_GEMM_PDL) are read once per
@@ -46,7 +46,13 @@ CASES = [
     ("fp8", "fast", (1, 10240, 8192), "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk"),
     ("fp8", "fast", (16, 10240, 8192), "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk"),
     ("fp8", "fast", (128, 10240, 8192), "sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk"),
+] + [
+    # DeepSeek blockwise at M <= 128: 17-56 output tiles and K up to 16384 (session 14); the competitor is
+    # the 64-row ping-pong kernel the rules pick there.
+    ("blockwise", "accurate", (m, n, k), "sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk")
+    for m in (64, 128) for n, k in ((2112, 7168), (7168, 16384), (4096, 7168), (7168, 2048))
 ]
+BLOCKWISE_COMPETITOR = "sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong"
 
 
 def _contenders(kind, acc, m, n, k, kernel, with_competitor, scale="row"):
@@ -61,6 +67,14 @@ def _contenders(kind, acc, m, n, k, kernel, with_competitor, scale="row"):
             return (torch.randn(m, k, device=dev, dtype=torch.bfloat16), torch.randn(n, k, device=dev, dtype=torch.bfloat16))
         fns = {"ours": lambda a, b: cutlass_gemm.gemm(a, b, config=kernel), "cuBLAS": lambda a, b: torch.mm(a, b.t())}
         nbytes = 2 * (m * k + n * k)
+    elif kind == "blockwise":
+        def make():
+            a8, sa = cutlass_gemm.quantize_fp8(torch.randn(m, k, device=dev), "1x128")
+            b8, sb = cutlass_gemm.quantize_fp8(torch.randn(n, k, device=dev), "128x128")
+            return a8, b8, sa, sb
+        fns = {"ours": lambda a, b, sa, sb: cutlass_gemm.scaled_mm(a, b, sa, sb, config=kernel),
+               "pingpong": lambda a, b, sa, sb: cutlass_gemm.scaled_mm(a, b, sa, sb, config=BLOCKWISE_COMPETITOR)}
+        nbytes = m * k + n * k
     else:
         e4 = torch.float8_e4m3fn
 
@@ -98,7 +112,11 @@ def child(mode: str, rounds: int, cases, scale: str = "row") -> dict:
         args = make()
         got = fns["ours"](*args).double()
         ref = args[0].double() @ args[1].double().t()
-        if kind != "bf16":
+        if kind == "blockwise":  # dequantize: scales repeat over their 1x128 / 128x128 blocks
+            sa = args[2].double().repeat_interleave(128, 1)[:, :k]
+            sb = args[3].double().repeat_interleave(128, 0).repeat_interleave(128, 1)[:n, :k]
+            ref = (args[0].double() * sa) @ (args[1].double() * sb).t()
+        elif kind != "bf16":
             ref = ref * args[2].double() * args[3].double().t()
         errs[key] = ((got - ref).norm() / ref.norm()).item()
     return {"mode": mode, "times": times, "errs": errs}
@@ -107,7 +125,7 @@ def child(mode: str, rounds: int, cases, scale: str = "row") -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=6)
-    ap.add_argument("--kind", choices=["bf16", "fp8"], help="only these cases")
+    ap.add_argument("--kind", choices=["bf16", "fp8", "blockwise"], help="only these cases")
     ap.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES)
                     + ", splitkN (N splits, 2-64)")
     ap.add_argument("--scale", choices=["row", "tensor"], default="row", help="FP8 scales (and _scaled_mm's): per row "
