@@ -239,14 +239,14 @@ def _sm90_no_activation() -> List[Kernel]:
 
 
 def _sm90_blockwise_more() -> List[Kernel]:
-    """Blockwise tiles beyond the first two (deepseek_v3 suite, session 14). Stream-K: at M <= 128 the
-    first two cover 17-56 output tiles on 132 SMs while K runs to 7168-16384 (64x2112x7168: 17 tiles,
-    20 us, 0.47x DeepGEMM's published figure), so split K across the idle SMs (CUTLASS's example 67
-    pairs this mainloop with stream-K). c2x1: b multicast across an M pair for the large-M shapes."""
+    """Blockwise tiles beyond the first two (session 14, H200 sweeps: deepseek_v3 x3, square + llama3_70b x1).
+    c2x1 (b multicast across an M pair) for large M: 4096x7168x16384 1024.7 -> 911.0 us, 4096x7168x2048
+    150.3 -> 132.0 against the c1x2 tile. Stream-K c1x1 for the middle: 512x8192x28672 253.9 -> 215.8,
+    512x10240x8192 97.0 -> 92.2. Stream-K did not rescue M <= 128 (64x2112x7168: 17 output tiles, K = 7168):
+    27.2 us against the 64-row ping-pong's 19.9; split-K 2-8 23-30 us (bench/decomposition_probe.py)."""
     block = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="blockwise", accum="promoted")
     return [
         Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", scheduler="streamk", **block),
-        Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", scheduler="streamk", **block),
         Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="coop", **block),
     ]
 
@@ -335,6 +335,9 @@ RETIRED: Dict[str, str] = {
     "sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk":
         "ptxas: 44 bytes of spill stores at its 168-register cap (the accurate mode must not spill); in the "
         "session-8 sweeps it was never more than 2% faster than the 128x128 c1x2 data-parallel kernel",
+    "sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk":
+        "never the fastest at any shape of the four session-14 blockwise sweeps (the c1x1 stream-K tile was "
+        "as fast or faster wherever stream-K won)",
     "sm90_e4m3_scaled_promoted_t128x112x128_c1x1_coop_noact":
         "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.44-2.58x the best kernel's time at every "
         "shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.76x)",

@@ -55,7 +55,6 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact __
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk __attribute__((weak));
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
@@ -127,7 +126,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk},
-    {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
@@ -147,8 +145,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 69;
-const uint64_t kKernelTableHash = 9259323353489132634ull;
+const int kNumKernels = 68;
+const uint64_t kKernelTableHash = 11228639805248509720ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -202,7 +200,6 @@ const KernelGrid kKernelGrids[] = {
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
     {128, 128, false, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk
-    {128, 128, false, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk
     {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
@@ -275,7 +272,6 @@ const bool kKernelActivation[] = {
     false,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
     false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
     true,  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk
-    true,  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk
     true,  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
@@ -299,10 +295,11 @@ const bool kKernelActivation[] = {
 // Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.
 const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk", "ptxas: 44 bytes of spill stores at its 168-register cap (the accurate mode must not spill); in the session-8 sweeps it was never more than 2% faster than the 128x128 c1x2 data-parallel kernel"},
+    {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk", "never the fastest at any shape of the four session-14 blockwise sweeps (the c1x1 stream-K tile was as fast or faster wherever stream-K won)"},
     {"sm90_e4m3_scaled_promoted_t128x112x128_c1x1_coop_noact", "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.44-2.58x the best kernel's time at every shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.76x)"},
     {"sm90_e4m3_scaled_fast_t128x112x128_c1x1_coop_noact", "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.47-2.85x the best kernel's time at every shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.79x)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 3;
+const int kNumRetired = 4;
 
 }  // namespace cutlass_gemm

@@ -14,9 +14,6 @@ const KernelFns sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong = Blockwi
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk;
 const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk = BlockwiseGemm<DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, StreamK>::fns;
 
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk;
-const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk = BlockwiseGemm<DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, StreamK>::fns;
-
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop;
 const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop = BlockwiseGemm<DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>>::fns;
 
