@@ -248,6 +248,12 @@ def _sm90_blockwise_more() -> List[Kernel]:
     return [
         Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", scheduler="streamk", **block),
         Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="coop", **block),
+        # Swap-AB for M <= 128 (D^T = B A^T: b's 128x128 scale blocks along the tile's first extent, a's
+        # 1x128 rows along the narrow one), so more CTAs stream the weight: DeepGEMM's 64x16 tiles fill
+        # 132 SMs at 64x2112x7168 where a 64x128 tile makes 17 CTAs.
+        Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", swap_ab=True, **block),
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="pingpong", swap_ab=True, **block),
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, **block),
     ]
 
 

@@ -72,8 +72,11 @@ def kernel_type(k) -> str:
         raise NotImplementedError(f"no kernel template for {k.name}")
     if k.scheduler == "streamk" and (k.arch, k.schedule) != (90, "coop"):
         raise NotImplementedError(f"{k.name}: stream-K is built for SM90 cooperative kernels only")
-    if k.swap_ab and (k.arch != 90 or k.scale == "blockwise"):
-        raise NotImplementedError(f"{k.name}: swap-AB is built for SM90 16-bit and tensor/row/column FP8 kernels only")
+    if k.swap_ab and k.arch != 90:
+        raise NotImplementedError(f"{k.name}: swap-AB is built for SM90 kernels only")
+    if k.swap_ab and k.scale == "blockwise" and k.tile[0] % 128:
+        raise NotImplementedError(f"{k.name}: a swapped blockwise tile's first extent (N) must be a multiple of "
+                                  "b's 128-row scale blocks")
     if not k.activation and k.scale == "blockwise":
         raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit and "
                                   "tensor/row/column FP8 kernels only")

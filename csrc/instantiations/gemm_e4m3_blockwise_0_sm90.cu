@@ -17,4 +17,10 @@ const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk = Bl
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop;
 const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop = BlockwiseGemm<DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>>::fns;
 
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab;
+const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab = BlockwiseGemm<DType::kBf16, 128, 16, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab;
+const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab = BlockwiseGemm<DType::kBf16, 128, 32, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
 }  // namespace cutlass_gemm::kernels

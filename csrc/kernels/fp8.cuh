@@ -8,6 +8,7 @@
 //   mainloop (CUTLASS's blockwise-scaled mainloops, examples 67 and 81), FP32 accumulation across
 //   blocks. Scales are read M-major (a: [ceil(K/128), ld >= M, ld % 4 == 0]) and N-major
 //   (b: [ceil(K/128), ceil(N/128)]): the layouts CUTLASS's mainloops support on both archs.
+//   SM90 swap-AB (D^T = B A^T) for small M: the same scale memory, with the scale blocks' roles swapped.
 #pragma once
 
 #include "common.cuh"
@@ -67,8 +68,21 @@ struct ScaledGemm {
   static constexpr KernelFns fns = AdapterFns<ScaledGemm, Adapter>::fns;
 };
 
+// Blockwise scale configuration. Swapped (D^T = B A^T, SM90 only): b's 128x128 blocks run along the
+// tile's M and a's 1x128 rows along its N, so the tile's N may be narrower than 128 (CUTLASS asks for
+// tile extents that are multiples of the scale blocks).
+template <class Schedule, class Orient>
+struct BlockScalesFor {
+  using type = typename Schedule::BlockScales;
+};
+template <class Schedule>
+struct BlockScalesFor<Schedule, SwapAB> {
+  static_assert(std::is_same_v<typename Schedule::Arch, cutlass::arch::Sm90>, "swap-AB blockwise: SM90 only");
+  using type = cutlass::detail::Sm90BlockwiseScaleConfig<128, 1, 128>;
+};
+
 template <DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal>
 struct BlockwiseGemm {
   using ElementA = cutlass::float_e4m3_t;                            // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -77,13 +91,13 @@ struct BlockwiseGemm {
   using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
-  using ScaleConfig = typename Schedule::BlockScales;
-  using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());
+  using ScaleConfig = typename BlockScalesFor<Schedule, Orient>::type;
+  using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());       // the mainloop's A scales (b's if swapped)
   using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
-  using X = AlphaX<CtaTile, ElementD>;                               // acc + bias_d (alpha = 1)
+  using X = AlphaX<CtaTile, ElementD, Orient>;                       // acc + bias_d (alpha = 1)
   static constexpr bool kAct = true;
-  using Tree = EpilogueTail<CtaTile, ElementD, X>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree>;
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
   using CollectiveMainloop =
       CollectiveMainloopFor<ElementA, cute::tuple<cutlass::layout::RowMajor, LayoutSFA>, 16,
                             ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
@@ -93,16 +107,22 @@ struct BlockwiseGemm {
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   // p.scale_a: [kb, lda_s] M-major with lda_s = p.scale_a_numel / kb (a multiple of 4);
-  // p.scale_b: [kb, nb] N-major.
+  // p.scale_b: [kb, nb] N-major. Swapped, the same memory serves as the mainloop's B and A scales.
   static typename Adapter::Arguments make_args(const GemmParams& p) {
     const int32_t m = int32_t(p.m), n = int32_t(p.n), k = int32_t(p.k);
     const int32_t kb = (k + 127) / 128, nb = (n + 127) / 128;
     const int32_t lda_s = kb > 0 ? int32_t(p.scale_a_numel / kb) : m;
-    LayoutSFA layout_sfa = make_layout(make_shape(make_shape(_1{}, m), make_shape(_128{}, kb), int32_t(1)),
-                                       make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, lda_s), lda_s * kb));
-    LayoutSFB layout_sfb = make_layout(make_shape(make_shape(_128{}, nb), make_shape(_128{}, kb), int32_t(1)),
-                                       make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, nb), nb * kb));
-    auto args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p, p.scale_a, layout_sfa, p.scale_b, layout_sfb);
+    auto rows_a = make_layout(make_shape(make_shape(_1{}, m), make_shape(_128{}, kb), int32_t(1)),
+                              make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, lda_s), lda_s * kb));
+    auto blocks_b = make_layout(make_shape(make_shape(_128{}, nb), make_shape(_128{}, kb), int32_t(1)),
+                                make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, nb), nb * kb));
+    typename Adapter::Arguments args;
+    if constexpr (Orient::kSwap)
+      args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p, p.scale_b, LayoutSFA(blocks_b), p.scale_a,
+                                                                    LayoutSFB(rows_a));
+    else
+      args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p, p.scale_a, LayoutSFA(rows_a), p.scale_b,
+                                                             LayoutSFB(blocks_b));
     auto bias = split_bias<ElementD>(p, kOut);
     args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, alpha_x_args<X>(p, bias));
     return args;
