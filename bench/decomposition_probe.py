@@ -94,6 +94,8 @@ def _contenders(kind, acc, m, n, k, kernel, with_competitor, scale="row"):
 def child(mode: str, rounds: int, cases, scale: str = "row") -> dict:
     import torch
 
+    import cutlass_gemm
+
     from bench.timing import _replay_ms, _steady_graph, rotation_sets
 
     times, errs = {}, {}
@@ -111,13 +113,10 @@ def child(mode: str, rounds: int, cases, scale: str = "row") -> dict:
         torch.manual_seed(1)
         args = make()
         got = fns["ours"](*args).double()
-        ref = args[0].double() @ args[1].double().t()
-        if kind == "blockwise":  # dequantize: scales repeat over their 1x128 / 128x128 blocks
-            sa = args[2].double().repeat_interleave(128, 1)[:, :k]
-            sb = args[3].double().repeat_interleave(128, 0).repeat_interleave(128, 1)[:n, :k]
-            ref = (args[0].double() * sa) @ (args[1].double() * sb).t()
-        elif kind != "bf16":
-            ref = ref * args[2].double() * args[3].double().t()
+        if kind == "bf16":
+            ref = args[0].double() @ args[1].double().t()
+        else:  # the library's dequantized reference, every granularity (blockwise included)
+            ref = cutlass_gemm.scaled_mm_reference(*args, accumulate=acc, compute_dtype=torch.float64, cast_output=False)
         errs[key] = ((got - ref).norm() / ref.norm()).item()
     return {"mode": mode, "times": times, "errs": errs}
 

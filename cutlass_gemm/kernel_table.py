@@ -239,7 +239,7 @@ def _sm90_no_activation() -> List[Kernel]:
 
 
 def _sm90_blockwise_more() -> List[Kernel]:
-    """Blockwise tiles beyond the first two (session 14, H200 sweeps: deepseek_v3 x3, square + llama3_70b x1).
+    """Blockwise tiles beyond the first two (session 14, H200 sweeps: deepseek_v3 x6, square + llama3_70b x4).
     c2x1 (b multicast across an M pair) for large M: 4096x7168x16384 1024.7 -> 911.0 us, 4096x7168x2048
     150.3 -> 132.0 against the c1x2 tile. Stream-K c1x1 for the middle: 512x8192x28672 253.9 -> 215.8,
     512x10240x8192 97.0 -> 92.2. Stream-K did not rescue M <= 128 (64x2112x7168: 17 output tiles, K = 7168):

@@ -31,6 +31,13 @@ def fresh(shape, dtype, device, scale=1.0, gen=None) -> torch.Tensor:
     return (torch.randn(shape, device=device, generator=gen, dtype=torch.float32) * scale).to(dtype)
 
 
+
+def poison_next_output(numel: int, device) -> None:
+    """GPU: free a NaN-filled block for the caching allocator to carve the next output from, so a
+    kernel that leaves part of its output unwritten shows NaN, not a stale earlier result."""
+    if torch.device(device).type != "cpu":
+        torch.full((numel + 256,), float("nan"), device=device, dtype=torch.float32)
+
 @dataclass
 class Problem:
     a: torch.Tensor

@@ -23,7 +23,7 @@ from cutlass_gemm import configs
 from cutlass_gemm import kernel_table as kt
 from conftest import GPU_ARCH
 from gemm_checks import (check_result, check_scaled_result, device_mismatch_cases, make_problem, make_scaled_problem,
-                         op_kwargs, scaled_device_mismatch_cases, validator_message)
+                         op_kwargs, poison_next_output, scaled_device_mismatch_cases, validator_message)
 
 pytestmark = pytest.mark.gpu
 SLEEP_CYCLES = 200_000_000  # ~0.1 s at H200 clocks
@@ -92,11 +92,6 @@ def _nan_like(a: torch.Tensor) -> torch.Tensor:
     else:
         x.fill_(NAN)
     return x
-
-
-def _poison(numel: int, device) -> None:
-    """Hand the caching allocator a NaN-filled block for the next output on this stream."""
-    torch.full((numel + 256,), NAN, device=device, dtype=torch.float32)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,11 +164,11 @@ def _thread_work(dev, problems, errors, rounds=3):
                 s.wait_stream(torch.cuda.default_stream())
                 for r in range(rounds):
                     for kind, p, scaled, config, expected in problems:
-                        _poison(expected.numel(), f"cuda:{dev}")
+                        poison_next_output(expected.numel(), f"cuda:{dev}")
                         got = _call(p, scaled, p.a, config=config)
                         if not torch.equal(got, expected) or torch.isnan(got.float()).any():
                             errors.append(f"{kind} on cuda:{dev} round {r}: forced {config} differs from the serial run")
-                        _poison(expected.numel(), f"cuda:{dev}")
+                        poison_next_output(expected.numel(), f"cuda:{dev}")
                         _check(_call(p, scaled, p.a), p, scaled, f"{kind} on cuda:{dev} (thread, selected) round {r}")
                 s.synchronize()
     except Exception as e:  # noqa: BLE001 - reported by the main thread
@@ -266,7 +261,7 @@ def test_operands_on_different_devices_are_a_clear_error(other):
 def test_device_guard_follows_the_inputs(kind):
     with torch.cuda.device(0):
         p, scaled = KINDS[kind]("cuda:1")
-        _poison(p.b.shape[0] * 512, "cuda:1")
+        poison_next_output(p.b.shape[0] * 512, "cuda:1")
         out = _call(p, scaled, p.a)
         assert out.device == torch.device("cuda", 1), f"{kind}: output on {out.device}"
         assert torch.cuda.current_device() == 0, f"{kind}: the op left cuda:{torch.cuda.current_device()} current"

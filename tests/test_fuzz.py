@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import cutlass_gemm
 from conftest import GPU_ARCH
-from gemm_checks import Problem, ScaledProblem, check_result, check_scaled_result, fresh
+from gemm_checks import Problem, ScaledProblem, check_result, check_scaled_result, fresh, poison_next_output
 
 DIMS = st.one_of(st.sampled_from([0, 1, 2, 3, 7, 13, 16, 17, 31, 64, 127, 128, 129, 257]),
                  st.integers(min_value=1, max_value=700))
@@ -48,12 +48,6 @@ def _run_case(op, device, what, run):
         for key, v in figs.items():
             if key not in st_["worst"] or v > st_["worst"][key][0]:
                 st_["worst"][key] = [v, what]
-
-
-def _poison(numel, device):
-    """GPU: leave a NaN-filled block for the output to be carved from (the caching allocator)."""
-    if device != "cpu":
-        torch.full((numel + 256,), float("nan"), device=device, dtype=torch.float32)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -129,7 +123,7 @@ def _gemm_case(device, m, n, k, dtype, act, bias, residual, layout_a, layout_b, 
             f"alpha={alpha} beta={beta} lead3={lead3}")
 
     def run(report):
-        _poison(m * n, device)
+        poison_next_output(m * n, device)
         got = cutlass_gemm.gemm(a, b, bias=bias_t, residual=res, activation=act, alpha=alpha, beta=beta,
                                 out_dtype=out_dtype)
         check_result(got, p, f"fuzz {what}", report)
@@ -180,7 +174,7 @@ def _scaled_case(device, m, n, k, scales, act, bias, residual, layout_a, accumul
             f"beta={beta} {accumulate} {layout_a} lead3={lead3}")
 
     def run(report):
-        _poison(m * n, device)
+        poison_next_output(m * n, device)
         out = cutlass_gemm.scaled_mm(*p.args(), **p.kwargs())
         check_scaled_result(out, p, f"fuzz {what}", report)
 
