@@ -256,6 +256,10 @@ def _sm90_blockwise_more() -> List[Kernel]:
         Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", swap_ab=True, **block),
         Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="pingpong", swap_ab=True, **block),
         Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, **block),
+        # Stream-K on the swapped tiles: 64x2112x7168 has 68 output tiles of 128x16 for 132 SMs and
+        # 56 k-blocks each, so splitting K puts every SM on the weight (a 128x16 partial is 8 KiB).
+        Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="coop", swap_ab=True, scheduler="streamk", **block),
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, scheduler="streamk", **block),
     ]
 
 
