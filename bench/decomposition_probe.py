@@ -54,6 +54,7 @@ CASES = [
     ("blockwise", "accurate", (m, n, k), f"sm90_e4m3_blockwise_promoted_t128x{w}x128_c1x1_coop_swapab_streamk")
     for m in (64, 128) for n, k in ((2112, 7168), (7168, 16384), (4096, 7168), (7168, 2048)) for w in (16, 32)
 ]
+TILE = re.compile(r"_(t\d+x\d+x\d+)_")
 BLOCKWISE_COMPETITOR = "sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab"
 
 
@@ -103,7 +104,7 @@ def child(mode: str, rounds: int, cases, scale: str = "row") -> dict:
     times, errs = {}, {}
     for kind, acc, (m, n, k), kernel in cases:
         shape = f"{kind} {acc} {m}x{n}x{k}"
-        key = f"{shape} {re.search(r'_(t\d+x\d+x\d+)_', kernel).group(1)}"  # + the tile: a shape may have several
+        key = f"{shape} {TILE.search(kernel).group(1)}"  # + the tile: a shape may have several kernels
         make, nbytes, fns = _contenders(kind, acc, m, n, k, kernel, with_competitor=mode == "default", scale=scale)
         for name, fn in fns.items():
             if name != "ours" and f"{shape} {name}" in times:  # one competitor timing per shape
