@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import statistics
 import subprocess
 import sys
@@ -48,14 +47,12 @@ CASES = [
     ("fp8", "fast", (16, 10240, 8192), "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk"),
     ("fp8", "fast", (128, 10240, 8192), "sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk"),
 ] + [
-    # DeepSeek blockwise at M <= 128 on the swapped stream-K tiles (session 15); the competitor is the swapped
-    # 128x16 ping-pong the rules picked there in session 14. (Session 14's 128x128 stream-K at these shapes:
-    # notes/gpu_runbook.md, call C.)
-    ("blockwise", "accurate", (m, n, k), f"sm90_e4m3_blockwise_promoted_t128x{w}x128_c1x1_coop_swapab_streamk")
-    for m in (64, 128) for n, k in ((2112, 7168), (7168, 16384), (4096, 7168), (7168, 2048)) for w in (16, 32)
+    # DeepSeek blockwise at M <= 128: 17-56 output tiles and K up to 16384 (session 14); the competitor is
+    # the 64-row ping-pong kernel the rules pick there.
+    ("blockwise", "accurate", (m, n, k), "sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk")
+    for m in (64, 128) for n, k in ((2112, 7168), (7168, 16384), (4096, 7168), (7168, 2048))
 ]
-TILE = re.compile(r"_(t\d+x\d+x\d+)_")
-BLOCKWISE_COMPETITOR = "sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab"
+BLOCKWISE_COMPETITOR = "sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong"
 
 
 def _contenders(kind, acc, m, n, k, kernel, with_competitor, scale="row"):
@@ -103,19 +100,16 @@ def child(mode: str, rounds: int, cases, scale: str = "row") -> dict:
 
     times, errs = {}, {}
     for kind, acc, (m, n, k), kernel in cases:
-        shape = f"{kind} {acc} {m}x{n}x{k}"
-        key = f"{shape} {TILE.search(kernel).group(1)}"  # + the tile: a shape may have several kernels
+        key = f"{kind} {acc} {m}x{n}x{k}"
         make, nbytes, fns = _contenders(kind, acc, m, n, k, kernel, with_competitor=mode == "default", scale=scale)
         for name, fn in fns.items():
-            if name != "ours" and f"{shape} {name}" in times:  # one competitor timing per shape
-                continue
             meds = []
             for _ in range(rounds):
                 sets = rotation_sets(make, nbytes)
                 g, calls = _steady_graph(fn, sets, 20)
                 meds.append(statistics.median(_replay_ms(g, calls) * 1e3 for _ in range(7)))
                 del g, sets
-            times[f"{key if name == 'ours' else shape} {name}"] = meds
+            times[f"{key} {name}"] = meds
         torch.manual_seed(1)
         args = make()
         got = fns["ours"](*args).double()

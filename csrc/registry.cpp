@@ -25,7 +25,8 @@ void set_rules(std::vector<Rule> rules) {
   g_rules = std::move(next);
 }
 
-int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation) {
+int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation, bool* pdl) {
+  if (pdl != nullptr) *pdl = false;
   auto runs = [activation](int64_t id) { return kKernels[id].fns != nullptr && (kKernelActivation[id] || !activation); };
   const int64_t call = int64_t(fused ? EpilogueClass::kFused : EpilogueClass::kPlain);
   std::shared_ptr<const std::vector<Rule>> rules;
@@ -39,7 +40,10 @@ int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, 
       continue;
     if (!in(m, r.m_lo, r.m_hi) || !in(n, r.n_lo, r.n_hi) || !in(k, r.k_lo, r.k_hi)) continue;
     if (r.epilogue != int64_t(EpilogueClass::kAny) && r.epilogue != call) continue;
-    if (r.kernel >= 0 && r.kernel < kNumKernels && runs(r.kernel)) return int(r.kernel);
+    if (r.kernel >= 0 && r.kernel < kNumKernels && runs(r.kernel)) {
+      if (pdl != nullptr) *pdl = r.pdl != 0;
+      return int(r.kernel);
+    }
   }
   for (int i = 0; i < kNumKernels; ++i)
     if (runs(i) && family_matches(kKernels[i], f)) return i;

@@ -16,13 +16,14 @@ enum class EpilogueClass : int64_t { kAny = 0, kPlain = 1, kFused = 2 };
 
 // One selection rule: for a problem family (arch, dtypes, scale, accum), the first rule whose
 // M/N/K ranges (inclusive) hold the problem and whose epilogue class takes the call names the
-// kernel. Mirrors configs.py's RULE_FIELDS.
+// kernel, and whether it launches with programmatic dependent launch (pdl: 0 or 1). Mirrors
+// configs.py's RULE_FIELDS.
 struct Rule {
   int64_t arch, a, b, out, scale, accum, epilogue;
   int64_t m_lo, m_hi, n_lo, n_hi, k_lo, k_hi;
-  int64_t kernel;
+  int64_t kernel, pdl;
 };
-constexpr int kRuleFields = 14;
+constexpr int kRuleFields = 15;
 
 struct Family {
   int arch;
@@ -37,8 +38,9 @@ void set_rules(std::vector<Rule> rules);
 // The kernel for a problem (`fused`: its epilogue applies an activation or adds a residual;
 // `activation`: it applies an activation): the first matching rule whose kernel is compiled (and
 // has the activation node when the call needs it), else the first such kernel of the family in
-// table order; -1 when the build has none for the family.
-int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation);
+// table order; -1 when the build has none for the family. `pdl` (if given): the matching rule's
+// launch flag (false for the family fallback).
+int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation, bool* pdl = nullptr);
 
 // The accumulation mode of the kernels that serve a request (kernel_table.resolve_accum): the
 // family's own when `f.arch` has kernels of it, else kF32 when the arch accumulates that family in

@@ -212,9 +212,11 @@ int arch_of(const Tensor& t, const char* op) {
 }
 
 // The kernel for this call: `config` if given (validated), else the selection table (`fused`: the
-// call applies an activation or adds a residual).
+// call applies an activation or adds a residual). `pdl`: whether the selecting rule launches with
+// programmatic dependent launch (a forced config launches without).
 int choose_kernel(const char* op, const std::string& config, const Family& f, int64_t m, int64_t n, int64_t k,
-                  bool fused, Activation act) {
+                  bool fused, Activation act, bool* pdl) {
+  *pdl = false;
   if (!config.empty()) {
     int id = find_kernel(config);  // existence and family were checked by validation
     const KernelInfo& ki = kKernels[id];
@@ -228,7 +230,7 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
                    std::to_string(ki.arch) + "a)");
     return id;
   }
-  int id = select_kernel(f, m, n, k, fused, act != Activation::kNone);
+  int id = select_kernel(f, m, n, k, fused, act != Activation::kNone, pdl);
   if (id < 0)
     fail(op, "no kernel for sm_" + std::to_string(f.arch) + " " + dtype_name(to_scalar_type(f.a)) + " -> " +
                  dtype_name(to_scalar_type(f.out)) + " is compiled into this build (CUTLASS_GEMM_ARCHS)");
@@ -244,9 +246,9 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //     scheduler's max swizzle (1, 2, 4, 8) and raster order (1 = along M, 2 = along N); unset: SM90
 //     swizzle 8 for grids of >= 8 waves of tiles, else 1 (kernels::default_swizzle), heuristic raster.
 //   CUTLASS_GEMM_PDL: 1 launches every GEMM with programmatic dependent launch (its prologue
-//     overlaps the previous kernel's tail; it reads nothing before that kernel completes); off by
-//     default: session 9's H200 A/B (notes/pdl.md) had it 1-8% faster on the swap-AB ping-pong
-//     kernels but 12-25% slower on the 64x128 ping-pong kernel at M = 16-128.
+//     overlaps the previous kernel's tail; it reads nothing before that kernel completes), 0 none;
+//     unset: the selecting rule's `pdl` flag (on only where the H200 A/B measured it faster at every
+//     shape the rule serves: notes/pdl.md; 10-26% slower at others, e.g. 64x10240x8192).
 //   CUTLASS_GEMM_DECOMPOSITION / CUTLASS_GEMM_SPLITS / CUTLASS_GEMM_REDUCTION (stream-K kernels
 //     only): CUTLASS's decomposition (1 data-parallel, 2 split-K, 3 stream-K; unset: its heuristic,
 //     except stream-K for 16-bit operands on grids under 2/3 of the SMs: default_decomposition),
@@ -263,6 +265,7 @@ int env_knob(const char* name, Ok ok) {
 
 struct Knobs {
   int promotion, swizzle, raster, pdl, decomposition, splits, reduction;
+  bool pdl_set;  // CUTLASS_GEMM_PDL is set (0 and unset both read as 0 above)
 };
 
 // Accurate FP8: promote into FP32 every 8 MMAs of K = 32 (256 K), not CUTLASS's 4. Session 8 on the
@@ -278,7 +281,8 @@ const Knobs& knobs() {
                        env_knob("CUTLASS_GEMM_PDL", [](long x) { return x == 0 || x == 1; }),
                        env_knob("CUTLASS_GEMM_DECOMPOSITION", [](long x) { return x >= 1 && x <= 3; }),
                        env_knob("CUTLASS_GEMM_SPLITS", [](long x) { return x >= 2 && x <= 64; }),
-                       env_knob("CUTLASS_GEMM_REDUCTION", [](long x) { return x == 0 || x == 1; })};
+                       env_knob("CUTLASS_GEMM_REDUCTION", [](long x) { return x == 0 || x == 1; }),
+                       std::getenv("CUTLASS_GEMM_PDL") != nullptr && *std::getenv("CUTLASS_GEMM_PDL") != '\0'};
   return k;
 }
 
@@ -301,7 +305,7 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   p.swizzle = kn.swizzle;
   p.raster = kn.raster;
   check_knob(op, kn.pdl, "CUTLASS_GEMM_PDL", "0 or 1 (programmatic dependent launch of the GEMM)");
-  p.pdl = kn.pdl == 1;
+  if (kn.pdl_set) p.pdl = kn.pdl == 1;  // else the rule's flag, set by the caller
   check_knob(op, kn.decomposition, "CUTLASS_GEMM_DECOMPOSITION", "1 (data-parallel), 2 (split-K) or 3 (stream-K)");
   check_knob(op, kn.splits, "CUTLASS_GEMM_SPLITS", "a split-K factor from 2 to 64");
   check_knob(op, kn.reduction, "CUTLASS_GEMM_REDUCTION", "0 (deterministic) or 1 (non-deterministic)");
@@ -521,8 +525,10 @@ Tensor gemm(Tensor a, Tensor b, std::optional<Tensor> bias, std::optional<Tensor
   if (!a.is_cuda()) fail(op, "expected CUDA tensors, got a on " + device_str(a));
   torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
   fam.arch = arch_of(a, op);
-  const int id = choose_kernel(op, config, fam, c.m, c.n, c.k, c.act != Activation::kNone || residual.has_value(), c.act);
+  bool pdl;
+  const int id = choose_kernel(op, config, fam, c.m, c.n, c.k, c.act != Activation::kNone || residual.has_value(), c.act, &pdl);
   GemmParams p;
+  p.pdl = pdl;
   p.alpha = float(alpha);
   p.beta = float(beta);
   return run_problem(op, id, c, a, b, bias, residual, /*k_align=*/8, p);
@@ -649,9 +655,11 @@ Tensor scaled_mm(Tensor a, Tensor b, Tensor scale_a, Tensor scale_b, std::option
   torch::stable::accelerator::DeviceGuard guard(a.get_device_index());
   fam.arch = arch_of(a, op);
   fam.accum = resolve_accum(fam);  // SM100: FP8 accumulates in FP32 in either mode
-  const int id = choose_kernel(op, config, fam, m, n, k, c.act != Activation::kNone || residual.has_value(), c.act);
+  bool pdl;
+  const int id = choose_kernel(op, config, fam, m, n, k, c.act != Activation::kNone || residual.has_value(), c.act, &pdl);
 
   GemmParams p;
+  p.pdl = pdl;
   p.beta = float(beta);
   Tensor sa, sb;
   if (blockwise) {
@@ -688,7 +696,8 @@ void set_selection_table(Tensor rules) {
   std::vector<Rule> out(rules.size(0));
   for (int64_t i = 0; i < rules.size(0); ++i) {
     const int64_t* r = data + i * kRuleFields;
-    out[i] = Rule{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13]};
+    out[i] = Rule{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]};
+    STD_TORCH_CHECK(r[14] == 0 || r[14] == 1, "cutlass_gemm._set_selection_table: pdl flag ", r[14], " is not 0 or 1");
     STD_TORCH_CHECK(r[13] >= 0 && r[13] < kNumKernels, "cutlass_gemm._set_selection_table: kernel id ", r[13],
                     " out of range");
     STD_TORCH_CHECK(r[6] >= 0 && r[6] <= int64_t(EpilogueClass::kFused),
@@ -781,11 +790,14 @@ void quantize_fp8_rows(Tensor x, Tensor q, Tensor scale, int64_t group) {
 
 // The op's selection for a family on an arch, without a GPU (tests compare it with
 // configs.explain): resolve_accum, then select_kernel. Enum arguments are kernel_table indices.
+// want_pdl: the selecting rule's PDL flag (0 or 1) instead of the kernel id.
 int64_t select_for(int64_t arch, int64_t a, int64_t b, int64_t out, int64_t scale, int64_t accum, int64_t m, int64_t n,
-                   int64_t k, bool fused, bool activation) {
+                   int64_t k, bool fused, bool activation, bool want_pdl) {
   Family f{int(arch), DType(a), DType(b), DType(out), ScaleMode(scale), Accum(accum)};
   f.accum = resolve_accum(f);
-  return select_kernel(f, m, n, k, fused || activation, activation);
+  bool pdl = false;
+  const int id = select_kernel(f, m, n, k, fused || activation, activation, &pdl);
+  return want_pdl ? int64_t(pdl) : id;
 }
 
 }  // namespace
@@ -806,7 +818,7 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_kernel_table_hash() -> int");
   m.def("_device_arch(int device) -> int");
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
-  m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k, bool fused=False, bool activation=False) -> int");
+  m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k, bool fused=False, bool activation=False, bool want_pdl=False) -> int");
   m.def("_quantize_fp8_rows_(Tensor x, Tensor(a!) q, Tensor(b!) scale, int group) -> ()");
 }
 

@@ -33,11 +33,11 @@ from . import kernel_table as kt
 
 INF = 2**62
 RULE_FIELDS = ("arch", "a", "b", "out", "scale", "accum", "epilogue", "m_lo", "m_hi", "n_lo", "n_hi", "k_lo", "k_hi",
-               "kernel")
+               "kernel", "pdl")
 # A rule's epilogue class, in the order of the C++ enum `cutlass_gemm::EpilogueClass` (registry.h).
 EPILOGUE_CLASSES = ("any", "plain", "fused")
 CONFIG_FILE_ENV = "CUTLASS_GEMM_CONFIG_FILE"
-RULE_KEYS = ("kernel", "m", "n", "k", "epilogue")  # a rule's JSON form (rule_from_dict)
+RULE_KEYS = ("kernel", "m", "n", "k", "epilogue", "pdl")  # a rule's JSON form (rule_from_dict)
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,7 @@ class Rule:
     n: Tuple[int, int] = (1, INF)
     k: Tuple[int, int] = (0, INF)
     epilogue: str = "any"
+    pdl: bool = False  # launch with programmatic dependent launch (CUTLASS_GEMM_PDL overrides)
 
     def __post_init__(self):
         if self.kernel not in kt.KERNEL_IDS:
@@ -55,6 +56,8 @@ class Rule:
         if self.epilogue not in EPILOGUE_CLASSES:
             raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected epilogue one of "
                              f"{', '.join(EPILOGUE_CLASSES)}, got {self.epilogue!r}")
+        if not isinstance(self.pdl, bool):
+            raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected pdl True or False, got {self.pdl!r}")
         for axis in ("m", "n", "k"):
             bounds = getattr(self, axis)
             if not (len(bounds) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in bounds)
@@ -76,9 +79,9 @@ DEFAULT_RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "d
 
 
 def rule_from_dict(d: object) -> Rule:
-    """A rule from its JSON form {"kernel": name, "m": [lo, hi], "n": ..., "k": ..., "epilogue": ...}
-    (hi null = no bound; a missing axis = every value; a missing epilogue = "any"), or ValueError
-    saying what is wrong with it."""
+    """A rule from its JSON form {"kernel": name, "m": [lo, hi], "n": ..., "k": ..., "epilogue": ..., "pdl": ...}
+    (hi null = no bound; a missing axis = every value; a missing epilogue = "any", a missing pdl =
+    false), or ValueError saying what is wrong with it."""
     if not isinstance(d, dict) or not isinstance(d.get("kernel"), str):
         raise ValueError(f"expected an object with a 'kernel' name, got {d!r}")
     unknown = sorted(set(d) - set(RULE_KEYS))
@@ -94,7 +97,7 @@ def rule_from_dict(d: object) -> Rule:
                              f"bound), got {v!r}")
         return v[0], INF if v[1] is None else v[1]
 
-    return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0), d.get("epilogue", "any"))
+    return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0), d.get("epilogue", "any"), d.get("pdl", False))
 
 
 def _load_default_rules(path: str = DEFAULT_RULES_FILE) -> Tuple[Rule, ...]:
@@ -131,11 +134,12 @@ def compiled_kernels() -> List[str]:
 
 
 def add_rule(kernel: str, m: Tuple[int, int] = (1, INF), n: Tuple[int, int] = (1, INF), k: Tuple[int, int] = (0, INF),
-             epilogue: str = "any") -> None:
+             epilogue: str = "any", pdl: bool = False) -> None:
     """Route problems in these inclusive ranges of the kernel's family to `kernel` (highest priority);
     epilogue "plain" or "fused" limits the rule to calls without / with an activation or residual.
-    An upper bound of None or math.inf means no bound."""
-    rule = Rule(kernel, _bounds(m), _bounds(n), _bounds(k), epilogue)  # raises before anything changes
+    An upper bound of None or math.inf means no bound. pdl=True launches the kernel with programmatic
+    dependent launch (its prologue overlaps the previous kernel's tail; README, Choosing kernels)."""
+    rule = Rule(kernel, _bounds(m), _bounds(n), _bounds(k), epilogue, pdl)  # raises before anything changes
     with _lock:
         _user_rules.insert(0, rule)
     push()
@@ -183,14 +187,14 @@ def save(path: str, rules_: Optional[Iterable[Rule]] = None) -> None:
 
 
 def flatten(rule_list: Sequence[Rule]) -> torch.Tensor:
-    """The int64 [R, 14] table the C++ op reads (RULE_FIELDS, enums as indices into kernel_table)."""
+    """The int64 [R, 15] table the C++ op reads (RULE_FIELDS, enums as indices into kernel_table)."""
     rows = []
     for r in rule_list:
         s = r.spec
         rows.append([
             s.arch, kt.DTYPES.index(s.a), kt.DTYPES.index(s.b), kt.DTYPES.index(s.out),
             kt.SCALE_MODES.index(s.scale), kt.ACCUMS.index(s.accum), EPILOGUE_CLASSES.index(r.epilogue),
-            r.m[0], r.m[1], r.n[0], r.n[1], r.k[0], r.k[1], kt.KERNEL_IDS[r.kernel],
+            r.m[0], r.m[1], r.n[0], r.n[1], r.k[0], r.k[1], kt.KERNEL_IDS[r.kernel], int(r.pdl),
         ])
     return torch.tensor(rows, dtype=torch.int64).reshape(-1, len(RULE_FIELDS))
 
@@ -215,9 +219,10 @@ def _compiled_mask() -> Tuple[bool, ...]:
 class Decision:
     kernel: str
     reason: str  # "rule N (user|tuned|default)" or "family fallback"
+    pdl: bool = False  # the rule launches it with programmatic dependent launch (unless CUTLASS_GEMM_PDL says)
 
     def __str__(self) -> str:
-        return f"{self.kernel} ({self.reason})"
+        return f"{self.kernel} ({self.reason}{', PDL' if self.pdl else ''})"
 
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
@@ -264,7 +269,7 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
         tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
     for i, (r, src) in enumerate(tagged):
         if r.spec.family == family and r.holds(m, n, k, fused or activation) and runs[kt.KERNEL_IDS[r.kernel]]:
-            return Decision(r.kernel, f"rule {i} ({src})")
+            return Decision(r.kernel, f"rule {i} ({src})", r.pdl)
     for kk, ok in zip(kt.KERNELS, runs):
         if ok and kk.family == family:
             return Decision(kk.name, "family fallback")

@@ -256,10 +256,6 @@ def _sm90_blockwise_more() -> List[Kernel]:
         Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", swap_ab=True, **block),
         Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="pingpong", swap_ab=True, **block),
         Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, **block),
-        # Stream-K on the swapped tiles: 64x2112x7168 has 68 output tiles of 128x16 for 132 SMs and
-        # 56 k-blocks each, so splitting K puts every SM on the weight (a 128x16 partial is 8 KiB).
-        Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="coop", swap_ab=True, scheduler="streamk", **block),
-        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, scheduler="streamk", **block),
     ]
 
 
@@ -356,6 +352,13 @@ RETIRED: Dict[str, str] = {
     "sm90_e4m3_scaled_fast_t128x112x128_c1x1_coop_noact":
         "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.47-2.85x the best kernel's time at every "
         "shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.79x)",
+    "sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk":
+        "never 2% faster than the swapped 128x16 ping-pong at any shape of four session-15 blockwise sweeps; "
+        "forced stream-K made 64x2112x7168 slower (15.5 us against 13.5 data-parallel): the small-M time is "
+        "per-SM operand traffic plus a fixed ~4 us per call, not SM count",
+    "sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk":
+        "never 2% faster than the kept swapped tiles at any shape of four session-15 blockwise sweeps "
+        "(64x2112x7168: 16.1-17.1 us under every decomposition against the 128x16 ping-pong's 13.6)",
 }
 
 

@@ -287,6 +287,33 @@ def test_configs_reject_bad_rules():
     finally:
         configs.clear_rules()
     assert configs.rules() == before
+    with pytest.raises(ValueError, match="expected pdl True or False, got 'yes'"):
+        configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop", pdl="yes")
+    assert configs.rules() == before
+
+
+def test_a_rule_carries_its_pdl_flag_to_explain_the_table_and_a_saved_file(tmp_path):
+    """pdl=True: explain says so, C++ reads it from the table (column 'pdl'), save/load keep it."""
+    kernel = "sm90_bf16_t128x128x64_c1x1_coop"
+    try:
+        configs.add_rule(kernel, m=(3, 5), pdl=True)
+        d = configs.explain(4, 8192, 8192)
+        assert (d.kernel, d.pdl) == (kernel, True) and str(d) == f"{kernel} (rule 0 (user), PDL)"
+        assert not configs.explain(6, 8192, 8192).pdl or configs.explain(6, 8192, 8192).reason != "rule 0 (user)"
+        t = configs.flatten(configs.rules())
+        assert t[0, configs.RULE_FIELDS.index("pdl")].item() == 1
+        sel = lambda m, want: torch.ops.cutlass_gemm._select_kernel(  # noqa: E731
+            90, kt.DTYPES.index("bf16"), kt.DTYPES.index("bf16"), kt.DTYPES.index("bf16"), kt.SCALE_MODES.index("none"),
+            kt.ACCUMS.index("f32"), m, 8192, 8192, False, False, want)
+        assert (sel(4, False), sel(4, True)) == (kt.KERNEL_IDS[kernel], 1)
+        path = str(tmp_path / "rules.json")
+        configs.save(path)
+        configs.clear_rules()
+        assert sel(4, True) == int(configs.explain(4, 8192, 8192).pdl)  # the defaults' own flag
+        configs.load(path)
+        assert configs.explain(4, 8192, 8192).pdl and sel(4, True) == 1
+    finally:
+        configs.clear_rules()
 
 
 @pytest.mark.parametrize("kwargs, msg", [

@@ -257,6 +257,8 @@ def test_sweep_rows_on_the_cpu_reference():
     ({"kernel": BF16[0], "k": [0, 2**63]}, "hi <= 2\\*\\*62"),
     ({"kernel": BF16[0], "m": [5, 2]}, "expected m = \\(lo, hi\\) integers with 0 <= lo <= hi"),
     ({"kernel": "sm90_bf16_t1x1x1_c1x1_coop"}, "unknown kernel"),
+    ({"kernel": BF16[0], "pdl": 1}, "expected pdl True or False, got 1"),
+    ({"kernel": BF16[0], "PDL": True}, "unknown key"),
 ])
 def test_a_bad_rule_is_a_clear_error(bad, expect):
     import cutlass_gemm.configs as configs
@@ -270,6 +272,7 @@ def test_rule_from_dict_defaults_and_null_bound():
 
     r = configs.rule_from_dict({"kernel": BF16[0], "m": [3, None]})
     assert (r.m, r.n, r.k) == ((3, configs.INF), (1, configs.INF), (0, configs.INF))
+    assert r.pdl is False and configs.rule_from_dict({"kernel": BF16[0], "pdl": True}).pdl is True
 
 
 @pytest.mark.parametrize("doc", [[], {"rows": []}, {"rows": [{"m": 1, "n": 2}]},
@@ -278,3 +281,57 @@ def test_rule_from_dict_defaults_and_null_bound():
 def test_a_malformed_sweep_is_a_clear_error(doc):
     with pytest.raises(SystemExit, match="derive_rules: x.json"):
         dr.check_sweep(doc, "x.json")
+
+
+def _ab(tmp_path, run, rows_off, rows_on, epilogue="none"):
+    """A PDL A/B pair of `python -m bench` folders: rows {(m, n, k): (kernel, us)} per mode."""
+    for mode, rows in (("off", rows_off), ("on", rows_on)):
+        d = tmp_path / f"{mode}_{run}"
+        d.mkdir(exist_ok=True)
+        doc = {"config": {"epilogue": epilogue},
+               "rows": [{"m": m, "n": n, "k": k, "kernel": kern, "ours": {"status": "ok", "us": us}}
+                        for (m, n, k), (kern, us) in rows.items()]}
+        (d / "custom_gemm_bf16_none.json").write_text(json.dumps(doc))
+
+
+def test_pdl_goes_only_to_rules_it_sped_up_at_every_measured_shape_in_every_run(tmp_path):
+    doc = {"families": [{"family": "sm90 bf16", "rules": [
+        {"kernel": SMALL, "m": [1, 64], "n": [8192, 8192], "k": [8192, 8192]},   # 0: faster in both runs
+        {"kernel": SMALL, "m": [1, 64], "n": [1024, 1024], "k": [1024, 1024]},   # 1: faster in one run only
+        {"kernel": MID, "m": [1, 64], "n": [2048, 2048], "k": [2048, 2048]},     # 2: the run timed another kernel
+        {"kernel": BIG, "m": [65, 1000]},                                        # 3: global, one (N, K) measured
+        {"kernel": MID, "m": [1001, None]},                                      # 4: global, three (N, K), all faster
+    ]}]}
+    off = {(16, 8192, 8192): (SMALL, 10.0), (16, 1024, 1024): (SMALL, 10.0), (16, 2048, 2048): (SMALL, 10.0),
+           (128, 4096, 4096): (BIG, 10.0), (2048, 1, 1): (MID, 10.0), (2048, 2, 2): (MID, 10.0), (2048, 3, 3): (MID, 10.0)}
+    fast = {s: (kern, 9.0) for s, (kern, _) in off.items()}
+    _ab(tmp_path, "gpu0", off, fast)
+    _ab(tmp_path, "gpu1", off, {**fast, (16, 1024, 1024): (SMALL, 9.8)})
+    report = []
+    dr.assign_pdl(doc, dr.pdl_samples(str(tmp_path)), report)
+    assert [bool(r.get("pdl")) for r in doc["families"][0]["rules"]] == [True, False, False, False, True]
+    assert "PDL on 2 of 4 measured rules" in report[0]
+    # a fused family takes nothing from plain tables, and a stale flag is cleared
+    doc["families"][0]["epilogue"] = "fused"
+    dr.assign_pdl(doc, dr.pdl_samples(str(tmp_path)), [])
+    assert not any(r.get("pdl") for r in doc["families"][0]["rules"])
+
+
+def test_pdl_ab_needs_both_halves(tmp_path):
+    _ab(tmp_path, "gpu0", {(16, 8192, 8192): (SMALL, 10.0)}, {(16, 8192, 8192): (SMALL, 9.0)})
+    os.rename(tmp_path / "on_gpu0", tmp_path / "on_other")
+    with pytest.raises(SystemExit, match="no on_gpu0"):
+        dr.pdl_samples(str(tmp_path))
+
+
+def test_shipped_pdl_flags_are_on_measured_per_nk_rules():
+    """The shipped rules launch with PDL only where bench/results/pdl_ab measured them faster."""
+    with open(os.path.join(ROOT, "cutlass_gemm", "default_rules.json")) as fh:
+        doc = json.load(fh)
+    flagged = [(f["family"], r) for f in doc["families"] for r in f["rules"] if r.get("pdl")]
+    assert flagged, "the PDL A/B found rules it speeds up"
+    samples = dr.pdl_samples(os.path.join(ROOT, "bench", "results", "pdl_ab"))
+    for fam, r in flagged:
+        assert r.get("pdl") is True and "n" in r and "k" in r, r
+        got = [ratio for _, ep, m, n, k, kern, ratio in samples if kern == r["kernel"] and dr._holds(r, m, n, k)]
+        assert got and max(got) <= dr.PDL_GAIN, (fam, r, got)

@@ -183,3 +183,45 @@ def test_worst_errors_report(capsys):
     with capsys.disabled():
         for key, (v, what) in sorted(WORST.items()):
             print(f"\nfp8 worst {key}: {v:.3e} ({what})")
+
+
+PDL_RULES = [r for r in configs.DEFAULT_RULES if r.pdl and r.spec.arch == GPU_ARCH and r.spec.scale != "none"]
+
+
+@pytest.mark.parametrize("rule", PDL_RULES, ids=[f"{r.kernel}-m{r.m[0]}-{r.n[0]}x{r.k[0]}" for r in PDL_RULES])
+def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
+    """A rule that launches with PDL: its GEMM starts while the quantizer that writes a (and a's scales)
+    may still run; it must read them only after that kernel completes. Eager and CUDA-graph replay on
+    new data, output poisoned, against float64."""
+    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], torch.float8_e4m3fn,
+                           scale=rule.spec.scale).pdl, "the rule is the one selecting"
+    scales = "blockwise" if rule.spec.scale == "blockwise" else "row_col"
+    gran = "1x128" if scales == "blockwise" else "row"
+    for m in sorted({rule.m[0], min(rule.m[1], 64)}):
+        n, k = rule.n[0], rule.k[0]
+        p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out")
+        x = torch.randn(m, k, device=DEV) * 3.0
+
+        def step(x):
+            a8, sa = cutlass_gemm.quantize_fp8(x, gran)  # the kernel just before the GEMM writes its a
+            return cutlass_gemm.scaled_mm(a8, p.b, sa, p.scale_b, bias=p.bias), a8, sa
+
+        poison_next_output(m * n, DEV)
+        out, p.a, p.scale_a = step(x)
+        torch.cuda.synchronize()
+        check_scaled_result(out, p, f"PDL {rule.kernel} {m}x{n}x{k} eager")
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            step(x)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out, a8, sa = step(x)
+        for _ in range(2):
+            x.copy_(torch.randn(m, k, device=DEV) * 3.0)
+            out.fill_(float("nan"))
+            g.replay()
+            torch.cuda.synchronize()
+            p.a, p.scale_a = a8.clone(), sa.clone()
+            check_scaled_result(out, p, f"PDL {rule.kernel} {m}x{n}x{k} graph replay")

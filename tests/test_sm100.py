@@ -221,7 +221,7 @@ FAMILIES = [  # (dtype, b_dtype, out_dtype, scale, accumulate)
 MS = [1, 16, 64, 65, 128, 129, 256, 257, 1024, 1025, 4096, 100000]
 
 
-def _cpp_select(arch, fam, m, n, k, fused=False, activation=False):
+def _cpp_select(arch, fam, m, n, k, fused=False, activation=False, want_pdl=False):
     from cutlass_gemm._validate import dtype_key
 
     dtype, b_dtype, out_dtype, scale, accumulate = fam
@@ -232,7 +232,7 @@ def _cpp_select(arch, fam, m, n, k, fused=False, activation=False):
     accum = "f32" if not fp8 else ("promoted" if scale == "blockwise" or accumulate == "accurate" else "fast")
     return torch.ops.cutlass_gemm._select_kernel(
         arch, kt.DTYPES.index(a), kt.DTYPES.index(b), kt.DTYPES.index(out), kt.SCALE_MODES.index(scale),
-        kt.ACCUMS.index(accum), m, n, k, fused, activation)
+        kt.ACCUMS.index(accum), m, n, k, fused, activation, want_pdl)
 
 
 @pytest.mark.parametrize("arch", [90, 100])
@@ -243,7 +243,7 @@ def test_selection_stays_on_its_arch(arch, fam):
     dtype, b_dtype, out_dtype, scale, accumulate = fam
     # (fused, activation): plain; a residual alone; an activation (kernels without its node passed over)
     for m, (fused, act) in itertools.product(MS, ((False, False), (True, False), (True, True))):
-        for n, k in ((8192, 8192), (7168, 2048), (1000, 512), (57344, 8192)):
+        for n, k in ((8192, 8192), (7168, 2048), (1000, 512), (57344, 8192), (2112, 7168)):
             d = configs.explain(m, n, k, dtype, out_dtype=out_dtype, arch=arch, b_dtype=b_dtype, scale=scale,
                                 accumulate=accumulate, fused=fused, activation=act)
             spec = kt.KERNELS[kt.KERNEL_IDS[d.kernel]]
@@ -251,6 +251,8 @@ def test_selection_stays_on_its_arch(arch, fam):
             assert spec.activation or not act, f"an activation call got {d}, which lacks the activation node"
             assert _cpp_select(arch, fam, m, n, k, fused, act) == kt.KERNEL_IDS[d.kernel], \
                 f"C++ and explain differ at M={m}, fused={fused}, activation={act}"
+            assert _cpp_select(arch, fam, m, n, k, fused, act, want_pdl=True) == int(d.pdl), \
+                f"C++ and explain differ on PDL at M={m}, fused={fused}, activation={act}: {d}"
 
 
 def test_shipped_sm90_rules_are_what_the_committed_sweeps_give():

@@ -23,6 +23,12 @@ over the kernels that have the node.
 A shape measured several times (two suites, or the same family swept twice: pass both files)
 counts once, with each kernel's median time, so one noisy run moves the rules less.
 Families the inputs cover are replaced in the output file; the others are kept as they are.
+Then every rule's `pdl` flag (launch with programmatic dependent launch) is set from the PDL A/B in
+--pdl (default bench/results/pdl_ab): folders off_<run>/ and on_<run>/ of `python -m bench` results
+at CUTLASS_GEMM_PDL=0 and =1. A shape counts for the rule that selects it, when the run timed that
+rule's kernel there; a rule launches with PDL only if PDL took at most 97% of the time at every
+such shape in every run, and those shapes stand for the rule: it has N and K bounds (a per-(N, K)
+ladder), or they span at least PDL_MIN_NK distinct (N, K). Fused rules get it only from fused tables.
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
 """
@@ -40,6 +46,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
+DEFAULT_PDL = os.path.join(ROOT, "bench", "results", "pdl_ab")
+PDL_GAIN = 0.97  # PDL's time / no-PDL time a rule's every measured shape must reach
+PDL_MIN_NK = 3  # distinct (N, K) an unbounded (global ladder) rule needs measured before it takes PDL
 
 
 def _load(name: str):
@@ -176,6 +185,62 @@ def choose(rules: Sequence[dict], m: int, n: int, k: int) -> Optional[str]:
     return None
 
 
+def _holds(r: dict, m: int, n: int, k: int) -> bool:
+    return all(r.get(axis, (lo, None))[0] <= v and (r.get(axis, (lo, None))[1] is None or v <= r[axis][1])
+               for axis, v, lo in (("m", m, 1), ("n", n, 1), ("k", k, 0)))
+
+
+def pdl_samples(folder: str) -> List[Tuple[str, str, int, int, int, str, float]]:
+    """(run, epilogue class, m, n, k, kernel, PDL time / no-PDL time) of every shape that a pair of
+    `python -m bench` folders (off_<run>, on_<run>) timed with the same kernel in both."""
+    out = []
+    for off in sorted(d for d in os.listdir(folder) if d.startswith("off_")):
+        on = os.path.join(folder, "on_" + off[4:])
+        if not os.path.isdir(on):
+            raise SystemExit(f"derive_rules: {folder}: {off} has no on_{off[4:]} to compare with")
+        for name in sorted(f for f in os.listdir(os.path.join(folder, off)) if f.endswith(".json")):
+            docs = []
+            for d in (os.path.join(folder, off), on):
+                try:
+                    with open(os.path.join(d, name)) as fh:
+                        docs.append(json.load(fh))
+                except (OSError, ValueError) as e:
+                    raise SystemExit(f"derive_rules: {os.path.join(d, name)}: cannot read it ({e})")
+            ep = "fused" if any(p in str(docs[0]["config"]["epilogue"]).split("_") for p in FUSED_PARTS) else "any"
+            on_rows = {(r["m"], r["n"], r["k"]): r for r in docs[1]["rows"]}
+            for r in docs[0]["rows"]:
+                o = on_rows.get((r["m"], r["n"], r["k"]))
+                if o is None or o["kernel"] != r["kernel"] or r["ours"].get("status") != "ok" or o["ours"].get("status") != "ok":
+                    continue
+                out.append((off[4:], ep, r["m"], r["n"], r["k"], r["kernel"], o["ours"]["us"] / r["ours"]["us"]))
+    return out
+
+
+def assign_pdl(doc: dict, samples: Sequence[tuple], report: List[str]) -> None:
+    """Sets (or clears) every rule's "pdl" flag from the A/B samples (see the module docstring)."""
+    for fam in doc["families"]:
+        ep = fam.get("epilogue", "any")
+        got: Dict[int, List[float]] = {}
+        nks: Dict[int, set] = {}
+        for _run, s_ep, m, n, k, kernel, ratio in samples:
+            if s_ep != ep or kernel not in kt.KERNEL_IDS or kt.KERNELS[kt.KERNEL_IDS[kernel]].family_label != fam["family"]:
+                continue
+            i = next((i for i, r in enumerate(fam["rules"]) if _holds(r, m, n, k)), None)
+            if i is not None and fam["rules"][i]["kernel"] == kernel:
+                got.setdefault(i, []).append(ratio)
+                nks.setdefault(i, set()).add((n, k))
+        for i, r in enumerate(fam["rules"]):
+            r.pop("pdl", None)
+            stands = ("n" in r and "k" in r) or len(nks.get(i, ())) >= PDL_MIN_NK  # one square shape is not every N, K
+            if got.get(i) and max(got[i]) <= PDL_GAIN and stands:
+                r["pdl"] = True
+        on = [i for i, r in enumerate(fam["rules"]) if r.get("pdl")]
+        if got:
+            report.append(f"{fam['family']}{'' if ep == 'any' else f' ({ep} epilogue)'}: PDL on {len(on)} of "
+                          f"{len(got)} measured rules (PDL / no-PDL time: "
+                          + ", ".join(f"rule {i} {min(got[i]):.2f}-{max(got[i]):.2f}" for i in sorted(got)) + ")")
+
+
 def derive(sweeps: Sequence[dict], current: dict, tolerance: float) -> Tuple[dict, List[str]]:
     """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
     fams = _rows_by_family(sweeps)
@@ -224,6 +289,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--tolerance", type=float, default=0.03, help="per-(N, K) rules only where the global ladder loses more")
     ap.add_argument("--check", action="store_true", help="exit 1 if --out differs from what the sweeps give")
+    ap.add_argument("--pdl", default=DEFAULT_PDL, help="folder of the PDL A/B (off_<run>/, on_<run>/); '' = no rule "
+                    "launches with PDL")
     args = ap.parse_args(argv)
     if not 0 <= args.tolerance < 1:
         ap.error(f"--tolerance: expected a fraction in [0, 1), got {args.tolerance}")
@@ -245,6 +312,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     with open(args.out) as fh:
         current = json.load(fh)
     doc, report = derive(sweeps, current, args.tolerance)
+    assign_pdl(doc, pdl_samples(args.pdl) if args.pdl else [], report)
     print("\n".join(report))
     text = json.dumps(doc, indent=1) + "\n"
     if args.check:

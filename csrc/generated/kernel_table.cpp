@@ -59,8 +59,6 @@ extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop __att
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk __attribute__((weak));
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -135,8 +133,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab},
-    {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk},
-    {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -155,8 +151,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 73;
-const uint64_t kKernelTableHash = 12387857119029220258ull;
+const int kNumKernels = 71;
+const uint64_t kKernelTableHash = 11559273809867270544ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -214,8 +210,6 @@ const KernelGrid kKernelGrids[] = {
     {128, 16, true, false},  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
     {128, 32, true, false},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
     {128, 32, true, false},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
-    {128, 16, true, true},  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk
-    {128, 32, true, true},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -291,8 +285,6 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
     true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
     true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
-    true,  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk
-    true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -318,8 +310,10 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk", "never the fastest at any shape of the four session-14 blockwise sweeps (the c1x1 stream-K tile was as fast or faster wherever stream-K won)"},
     {"sm90_e4m3_scaled_promoted_t128x112x128_c1x1_coop_noact", "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.44-2.58x the best kernel's time at every shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.76x)"},
     {"sm90_e4m3_scaled_fast_t128x112x128_c1x1_coop_noact", "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.47-2.85x the best kernel's time at every shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.79x)"},
+    {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk", "never 2% faster than the swapped 128x16 ping-pong at any shape of four session-15 blockwise sweeps; forced stream-K made 64x2112x7168 slower (15.5 us against 13.5 data-parallel): the small-M time is per-SM operand traffic plus a fixed ~4 us per call, not SM count"},
+    {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk", "never 2% faster than the kept swapped tiles at any shape of four session-15 blockwise sweeps (64x2112x7168: 16.1-17.1 us under every decomposition against the 128x16 ping-pong's 13.6)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 4;
+const int kNumRetired = 6;
 
 }  // namespace cutlass_gemm

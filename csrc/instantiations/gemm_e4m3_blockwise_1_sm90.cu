@@ -8,10 +8,4 @@ namespace cutlass_gemm::kernels {
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab;
 const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab = BlockwiseGemm<DType::kBf16, 128, 32, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk;
-const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk = BlockwiseGemm<DType::kBf16, 128, 16, 128, 1, 1, sm90::Coop<false>, StreamK, SwapAB>::fns;
-
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk;
-const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk = BlockwiseGemm<DType::kBf16, 128, 32, 128, 1, 1, sm90::Coop<false>, StreamK, SwapAB>::fns;
-
 }  // namespace cutlass_gemm::kernels
