@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
@@ -120,12 +121,12 @@ def tail(y: torch.Tensor, bias=None, gelu: bool = False, res=None) -> torch.Tens
     return y
 
 
-def selected_kernel(m: int, n: int, k: int, dtype: torch.dtype, **extra) -> Optional[str]:
-    """The kernel the op picks (configs.explain), passing only the keywords it accepts; None if it can't say."""
+def selected(m: int, n: int, k: int, dtype: torch.dtype, **extra):
+    """The op's choice (configs.explain's Decision), passing only the keywords it accepts; None if it can't say."""
     explain = cutlass_gemm.configs.explain
     kw = {key: v for key, v in extra.items() if key in inspect.signature(explain).parameters}
     try:
-        return explain(m, n, k, dtype, **kw).kernel
+        return explain(m, n, k, dtype, **kw)
     except Exception:
         return None
 
@@ -166,6 +167,23 @@ class Case:
 
     def describe(self) -> dict:
         return {"op": self.op, "epilogue": self.ep.name, "tol": self.tol, "title": self.title}
+
+    def choice(self, m: int, n: int, k: int):
+        return None
+
+    def kernel(self, m: int, n: int, k: int) -> Optional[str]:
+        """The kernel the op picks for this case's calls (None if it can't say)."""
+        d = self.choice(m, n, k)
+        return d.kernel if d else None
+
+    def pdl(self, m: int, n: int, k: int) -> bool:
+        """Whether the op launches it with programmatic dependent launch: CUTLASS_GEMM_PDL if set, else the
+        selecting rule's flag."""
+        env = os.environ.get("CUTLASS_GEMM_PDL", "")
+        if env:
+            return env == "1"
+        d = self.choice(m, n, k)
+        return bool(d and d.pdl)
 
     def published(self, m: int, n: int, k: int) -> Optional[dict]:
         return None
@@ -216,8 +234,8 @@ class GemmCase(Case):
         es = self.dtype.itemsize
         return metrics.bytes_moved(m, n, k, es, es, es if self.ep.bias else 0, self.ep.residual)
 
-    def kernel(self, m, n, k):
-        return selected_kernel(m, n, k, self.dtype, fused=self.ep.fused, activation=self.ep.gelu)
+    def choice(self, m, n, k):
+        return selected(m, n, k, self.dtype, fused=self.ep.fused, activation=self.ep.gelu)
 
     def describe(self):
         return dict(super().describe(), dtype=self.dtype_name)
@@ -281,9 +299,9 @@ class ScaledMMCase(Case):
         scales = 4 * sum(math.prod(scale_shape(g, r, k)) for g, r in ((self.ga, m), (self.gb, n)))
         return metrics.bytes_moved(m, n, k, 1, 2, 2 if self.ep.bias else 0, self.ep.residual, extra=scales)
 
-    def kernel(self, m, n, k):
+    def choice(self, m, n, k):
         mode = "blockwise" if self.scale == "blockwise" else "tensor_row_col"  # the kernel table's scale modes
-        return selected_kernel(m, n, k, FP8, out_dtype=torch.bfloat16, scale=mode, accumulate=self.accumulate,
+        return selected(m, n, k, FP8, out_dtype=torch.bfloat16, scale=mode, accumulate=self.accumulate,
                                fused=self.ep.fused, activation=self.ep.gelu)
 
     def published(self, m, n, k):

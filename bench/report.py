@@ -124,7 +124,8 @@ def markdown(doc: dict) -> str:
     notes = []
     for r in rows:
         shape = f"{r['m']}x{r['n']}x{r['k']}"
-        cells = [shape, f"`{r['kernel']}`" if r.get("kernel") else DASH] + _ours_cells(r["ours"])
+        cells = [shape, (f"`{r['kernel']}`" + (" (PDL)" if r.get("pdl") else "")) if r.get("kernel") else DASH]
+        cells += _ours_cells(r["ours"])
         cells += [_cell(r["competitors"][n]) if n in r["competitors"] else DASH for n in names]
         if pub:
             p = r.get("published")

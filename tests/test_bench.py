@@ -198,6 +198,22 @@ def test_selected_kernel_passes_known_keywords(monkeypatch):
     assert cases.GemmCase("none", device="cpu").kernel(8, 16, 32) is None
 
 
+def test_rows_record_the_launch_the_op_makes(monkeypatch):
+    """A row says whether its kernel launched with PDL: the rule's flag, unless CUTLASS_GEMM_PDL says."""
+    monkeypatch.setattr(cutlass_gemm.configs, "explain",
+                        lambda *a, **k: cutlass_gemm.configs.Decision("k", "rule 0 (default)", pdl=True))
+    case = cases.GemmCase("none", device="cpu")
+    monkeypatch.delenv("CUTLASS_GEMM_PDL", raising=False)
+    assert case.pdl(8, 16, 32) is True
+    monkeypatch.setenv("CUTLASS_GEMM_PDL", "0")
+    assert case.pdl(8, 16, 32) is False
+    monkeypatch.setattr(cutlass_gemm.configs, "explain", lambda *a, **k: cutlass_gemm.configs.Decision("k", "x"))
+    monkeypatch.setenv("CUTLASS_GEMM_PDL", "1")
+    assert case.pdl(8, 16, 32) is True
+    monkeypatch.delenv("CUTLASS_GEMM_PDL")
+    assert case.pdl(8, 16, 32) is False
+
+
 def test_torch_accepts_fp8():
     assert cases.torch_accepts_fp8(7168, 2048, "row") and cases.torch_accepts_fp8(50000, 256, "tensor")
     assert not cases.torch_accepts_fp8(4097, 3000, "row") and not cases.torch_accepts_fp8(1000, 1000, "tensor")
@@ -575,6 +591,7 @@ def test_bench_results_ran_the_kernels_the_shipped_rules_pick():
                                     accumulate="fast" if "_fast_" in f else "accurate", fused=fused, activation=act,
                                     arch=90)
             assert e.kernel == r["kernel"], f"{f} {m}x{n}x{k}: the table ran {r['kernel']}, the rules now pick {e.kernel}"
+            assert e.pdl == r.get("pdl", False), f"{f} {m}x{n}x{k}: the table ran PDL={r.get('pdl')}, the rules say {e.pdl}"
 
 
 def test_readme_results_table_is_generated_from_bench_results():
