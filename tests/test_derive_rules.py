@@ -335,3 +335,18 @@ def test_shipped_pdl_flags_are_on_measured_per_nk_rules():
         assert r.get("pdl") is True and "n" in r and "k" in r, r
         got = [ratio for _, ep, m, n, k, kern, ratio in samples if kern == r["kernel"] and dr._holds(r, m, n, k)]
         assert got and max(got) <= dr.PDL_GAIN, (fam, r, got)
+
+
+def test_a_global_rule_gets_a_pdl_copy_for_an_nk_measured_faster_across_its_m_range(tmp_path):
+    doc = {"families": [{"family": "sm90 bf16", "rules": [{"kernel": MID, "m": [1, None]}]}]}
+    off = {(16, 1024, 1024): (MID, 5.0), (512, 1024, 1024): (MID, 6.0),  # two Ms, both faster: a copy
+           (16, 4096, 4096): (MID, 9.0),                                  # one M only: none
+           (16, 8192, 8192): (MID, 9.0), (512, 8192, 8192): (MID, 30.0)}  # one M slower: none
+    on = {**{s: (kern, 0.9 * us) for s, (kern, us) in off.items()}, (512, 8192, 8192): (MID, 31.0)}
+    _ab(tmp_path, "gpu0", off, on)
+    dr.assign_pdl(doc, dr.pdl_samples(str(tmp_path)), [])
+    rules = doc["families"][0]["rules"]
+    assert rules == [{"kernel": MID, "m": [1, None], "n": [1024, 1024], "k": [1024, 1024], "pdl": True},
+                     {"kernel": MID, "m": [1, None]}]
+    dr.assign_pdl(doc, dr.pdl_samples(str(tmp_path)), [])  # idempotent: the copy now takes those shapes
+    assert doc["families"][0]["rules"] == rules

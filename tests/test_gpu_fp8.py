@@ -197,7 +197,7 @@ def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
                            scale=rule.spec.scale).pdl, "the rule is the one selecting"
     scales = "blockwise" if rule.spec.scale == "blockwise" else "row_col"
     gran = "1x128" if scales == "blockwise" else "row"
-    for m in sorted({rule.m[0], min(rule.m[1], 64)}):
+    for m in sorted({rule.m[0], min(rule.m[1], rule.m[0] + 300)}):
         n, k = rule.n[0], rule.k[0]
         p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out")
         x = torch.randn(m, k, device=DEV) * 3.0

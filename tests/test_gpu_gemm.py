@@ -300,3 +300,42 @@ def test_fused_epilogue_rules_reach_the_op():
         assert schedule(activation="gelu") == "pingpong" and schedule(residual=res) == "pingpong"
     finally:
         configs.clear_rules()
+
+
+PDL_RULES = [r for r in configs.DEFAULT_RULES if r.pdl and r.spec.arch == GPU_ARCH and r.spec.scale == "none"]
+
+
+@pytest.mark.parametrize("rule", PDL_RULES, ids=[f"{r.kernel}-m{r.m[0]}-{r.n[0]}x{r.k[0]}" for r in PDL_RULES])
+def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
+    """A 16-bit rule that launches with PDL: its GEMM may start while the cast that writes a still runs,
+    and must read a only after it. Eager and CUDA-graph replay on new data, output poisoned, float64."""
+    dtype = torch.bfloat16 if rule.spec.a == "bf16" else torch.float16
+    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], dtype).pdl, "the rule is the one selecting"
+    for m in sorted({rule.m[0], min(rule.m[1], rule.m[0] + 300)}):
+        n, k = rule.n[0], rule.k[0]
+        p = make_problem(m, n, k, dtype, DEV, bias="out")
+        x = torch.randn(m, k, device=DEV)
+
+        def step(x):
+            a = x.to(dtype)  # the kernel just before the GEMM writes its a
+            return cutlass_gemm.gemm(a, p.b, bias=p.bias), a
+
+        poison_next_output(m * n, DEV)
+        out, p.a = step(x)
+        torch.cuda.synchronize()
+        check_result(out, p, f"PDL {rule.kernel} {m}x{n}x{k} eager")
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            step(x)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            out, a = step(x)
+        for _ in range(2):
+            x.copy_(torch.randn(m, k, device=DEV))
+            out.fill_(float("nan"))
+            g.replay()
+            torch.cuda.synchronize()
+            p.a = a.clone()
+            check_result(out, p, f"PDL {rule.kernel} {m}x{n}x{k} graph replay")

@@ -28,7 +28,10 @@ Then every rule's `pdl` flag (launch with programmatic dependent launch) is set 
 at CUTLASS_GEMM_PDL=0 and =1. A shape counts for the rule that selects it, when the run timed that
 rule's kernel there; a rule launches with PDL only if PDL took at most 97% of the time at every
 such shape in every run, and those shapes stand for the rule: it has N and K bounds (a per-(N, K)
-ladder), or they span at least PDL_MIN_NK distinct (N, K). Fused rules get it only from fused tables.
+ladder), or they span at least PDL_MIN_NK distinct (N, K). A global ladder rule that does not qualify
+gets a copy with PDL for each (N, K) whose shapes in its M range (at least PDL_MIN_M distinct M) all
+qualify, placed just before it (same kernel and M range: only the launch differs). Fused rules get it
+only from fused tables.
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
 """
@@ -49,6 +52,7 @@ DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
 DEFAULT_PDL = os.path.join(ROOT, "bench", "results", "pdl_ab")
 PDL_GAIN = 0.97  # PDL's time / no-PDL time a rule's every measured shape must reach
 PDL_MIN_NK = 3  # distinct (N, K) an unbounded (global ladder) rule needs measured before it takes PDL
+PDL_MIN_M = 2  # distinct M one (N, K) needs measured in a global rule's M range for its own PDL copy
 
 
 def _load(name: str):
@@ -221,19 +225,27 @@ def assign_pdl(doc: dict, samples: Sequence[tuple], report: List[str]) -> None:
     for fam in doc["families"]:
         ep = fam.get("epilogue", "any")
         got: Dict[int, List[float]] = {}
-        nks: Dict[int, set] = {}
+        nks: Dict[int, Dict[Tuple[int, int], List[Tuple[int, float]]]] = {}
         for _run, s_ep, m, n, k, kernel, ratio in samples:
             if s_ep != ep or kernel not in kt.KERNEL_IDS or kt.KERNELS[kt.KERNEL_IDS[kernel]].family_label != fam["family"]:
                 continue
             i = next((i for i, r in enumerate(fam["rules"]) if _holds(r, m, n, k)), None)
             if i is not None and fam["rules"][i]["kernel"] == kernel:
                 got.setdefault(i, []).append(ratio)
-                nks.setdefault(i, set()).add((n, k))
+                nks.setdefault(i, {}).setdefault((n, k), []).append((m, ratio))
+        rules = []
         for i, r in enumerate(fam["rules"]):
             r.pop("pdl", None)
-            stands = ("n" in r and "k" in r) or len(nks.get(i, ())) >= PDL_MIN_NK  # one square shape is not every N, K
+            bounded = "n" in r and "k" in r
+            stands = bounded or len(nks.get(i, ())) >= PDL_MIN_NK  # one square shape is not every N, K
             if got.get(i) and max(got[i]) <= PDL_GAIN and stands:
                 r["pdl"] = True
+            elif not bounded:  # this (N, K) measured across the rule's M range: its own copy with PDL
+                for (n, k), ms in sorted(nks.get(i, {}).items()):
+                    if len({m for m, _ in ms}) >= PDL_MIN_M and max(x for _, x in ms) <= PDL_GAIN:
+                        rules.append({**r, "n": [n, n], "k": [k, k], "pdl": True})
+            rules.append(r)
+        fam["rules"] = rules
         on = [i for i, r in enumerate(fam["rules"]) if r.get("pdl")]
         if got:
             report.append(f"{fam['family']}{'' if ep == 'any' else f' ({ep} epilogue)'}: PDL on {len(on)} of "
