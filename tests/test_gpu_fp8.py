@@ -193,18 +193,20 @@ def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
     """A rule that launches with PDL: its GEMM starts while the quantizer that writes a (and a's scales)
     may still run; it must read them only after that kernel completes. Eager and CUDA-graph replay on
     new data, output poisoned, against float64."""
-    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], torch.float8_e4m3fn,
-                           scale=rule.spec.scale).pdl, "the rule is the one selecting"
+    fused = rule.epilogue == "fused"  # such a rule serves calls with an activation or a residual
+    epi = dict(activation="gelu_tanh", residual=True) if fused else {}
+    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], torch.float8_e4m3fn, scale=rule.spec.scale,
+                           fused=fused, activation=fused).pdl, "the rule is the one selecting"
     scales = "blockwise" if rule.spec.scale == "blockwise" else "row_col"
     gran = "1x128" if scales == "blockwise" else "row"
     for m in sorted({rule.m[0], min(rule.m[1], rule.m[0] + 300)}):
         n, k = rule.n[0], rule.k[0]
-        p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out")
+        p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out", **epi)
         x = torch.randn(m, k, device=DEV) * 3.0
 
         def step(x):
             a8, sa = cutlass_gemm.quantize_fp8(x, gran)  # the kernel just before the GEMM writes its a
-            return cutlass_gemm.scaled_mm(a8, p.b, sa, p.scale_b, bias=p.bias), a8, sa
+            return cutlass_gemm.scaled_mm(a8, p.b, sa, p.scale_b, **p.kwargs()), a8, sa
 
         poison_next_output(m * n, DEV)
         out, p.a, p.scale_a = step(x)

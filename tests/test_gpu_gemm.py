@@ -310,15 +310,18 @@ def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
     """A 16-bit rule that launches with PDL: its GEMM may start while the cast that writes a still runs,
     and must read a only after it. Eager and CUDA-graph replay on new data, output poisoned, float64."""
     dtype = torch.bfloat16 if rule.spec.a == "bf16" else torch.float16
-    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], dtype).pdl, "the rule is the one selecting"
+    fused = rule.epilogue == "fused"  # such a rule serves calls with an activation or a residual
+    epi = dict(activation="gelu_tanh", residual=True) if fused else {}
+    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], dtype, fused=fused, activation=fused).pdl, \
+        "the rule is the one selecting"
     for m in sorted({rule.m[0], min(rule.m[1], rule.m[0] + 300)}):
         n, k = rule.n[0], rule.k[0]
-        p = make_problem(m, n, k, dtype, DEV, bias="out")
+        p = make_problem(m, n, k, dtype, DEV, bias="out", **epi)
         x = torch.randn(m, k, device=DEV)
 
         def step(x):
             a = x.to(dtype)  # the kernel just before the GEMM writes its a
-            return cutlass_gemm.gemm(a, p.b, bias=p.bias), a
+            return cutlass_gemm.gemm(a, p.b, **p.kwargs()), a
 
         poison_next_output(m * n, DEV)
         out, p.a = step(x)
