@@ -38,6 +38,33 @@ def poison_next_output(numel: int, device) -> None:
     if torch.device(device).type != "cpu":
         torch.full((numel + 256,), float("nan"), device=device, dtype=torch.float32)
 
+def check_writer_then_gemm(step, x: torch.Tensor, adopt, check, what: str, out_numel: int, x_scale: float = 1.0) -> None:
+    """step(x) -> (out, *inputs it wrote): a kernel writes the GEMM's inputs from x, then the GEMM runs on
+    them (a PDL launch must wait for that writer). Eagerly once, then captured in a CUDA graph and
+    replayed twice on new x with the output NaN-filled; adopt(inputs) puts the written inputs into the
+    reference problem, check(out, what) compares against it."""
+    poison_next_output(out_numel, x.device)
+    out, *inputs = step(x)
+    torch.cuda.synchronize()
+    adopt(inputs)
+    check(out, f"{what} eager")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        step(x)
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        out, *inputs = step(x)
+    for _ in range(2):
+        x.copy_(torch.randn_like(x) * x_scale)
+        out.fill_(float("nan"))
+        g.replay()
+        torch.cuda.synchronize()
+        adopt([t.clone() for t in inputs])
+        check(out, f"{what} graph replay")
+
+
 @dataclass
 class Problem:
     a: torch.Tensor

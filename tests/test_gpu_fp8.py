@@ -10,7 +10,7 @@ from cutlass_gemm import configs
 from cutlass_gemm import kernel_table as kt
 from conftest import GPU_ARCH
 from gemm_checks import (BAD_SCALED_MM_INPUTS, DEEPSEEK_V3_NK, LLAMA3_70B_NK, ODD, SQUARE, check_scaled_result,
-                         make_scaled_problem, poison_next_output)
+                         check_writer_then_gemm, make_scaled_problem, poison_next_output)
 
 pytestmark = pytest.mark.gpu
 DEV = "cuda"
@@ -202,28 +202,14 @@ def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
     for m in sorted({rule.m[0], min(rule.m[1], rule.m[0] + 300)}):
         n, k = rule.n[0], rule.k[0]
         p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out", **epi)
-        x = torch.randn(m, k, device=DEV) * 3.0
 
         def step(x):
             a8, sa = cutlass_gemm.quantize_fp8(x, gran)  # the kernel just before the GEMM writes its a
             return cutlass_gemm.scaled_mm(a8, p.b, sa, p.scale_b, **p.kwargs()), a8, sa
 
-        poison_next_output(m * n, DEV)
-        out, p.a, p.scale_a = step(x)
-        torch.cuda.synchronize()
-        check_scaled_result(out, p, f"PDL {rule.kernel} {m}x{n}x{k} eager")
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            step(x)
-        torch.cuda.current_stream().wait_stream(s)
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            out, a8, sa = step(x)
-        for _ in range(2):
-            x.copy_(torch.randn(m, k, device=DEV) * 3.0)
-            out.fill_(float("nan"))
-            g.replay()
-            torch.cuda.synchronize()
-            p.a, p.scale_a = a8.clone(), sa.clone()
-            check_scaled_result(out, p, f"PDL {rule.kernel} {m}x{n}x{k} graph replay")
+        def adopt(inputs):
+            p.a, p.scale_a = inputs
+
+        check_writer_then_gemm(step, torch.randn(m, k, device=DEV) * 3.0, adopt,
+                               lambda out, what: check_scaled_result(out, p, what),
+                               f"PDL {rule.kernel} {m}x{n}x{k}", m * n, x_scale=3.0)
