@@ -322,6 +322,15 @@ def test_pdl_ab_needs_both_halves(tmp_path):
     os.rename(tmp_path / "on_gpu0", tmp_path / "on_other")
     with pytest.raises(SystemExit, match="no on_gpu0"):
         dr.pdl_samples(str(tmp_path))
+    os.rename(tmp_path / "on_other", tmp_path / "on_gpu0")
+    (tmp_path / "on_gpu0" / "custom_gemm_bf16_none.json").write_text(json.dumps({"rows": [{"m": 16}]}))
+    with pytest.raises(SystemExit, match="on_gpu0/custom_gemm_bf16_none.json: expected a `python -m bench` JSON"):
+        dr.pdl_samples(str(tmp_path))
+    (tmp_path / "on_gpu0" / "custom_gemm_bf16_none.json").write_text("{")
+    with pytest.raises(SystemExit, match="cannot read it"):
+        dr.pdl_samples(str(tmp_path))
+    with pytest.raises(SystemExit, match="expected a folder of off_<run>/ and on_<run>/"):
+        dr.pdl_samples(str(tmp_path / "nope"))
 
 
 def test_shipped_pdl_flags_are_on_measured_per_nk_rules():

@@ -100,8 +100,12 @@ FUSED_PARTS = ("gelu", "relu", "silu", "residual")  # bench/cases.py epilogue na
 
 def epilogue_class(sw: dict) -> str:
     """"fused" for a sweep timed with an activation or a residual in the epilogue, else "any"."""
-    ep = str((sw.get("case") or {}).get("epilogue", "none"))
-    return "fused" if any(p in ep.split("_") for p in FUSED_PARTS) else "any"
+    return epilogue_name_class((sw.get("case") or {}).get("epilogue", "none"))
+
+
+def epilogue_name_class(epilogue: object) -> str:
+    """"fused" for a bench epilogue name with an activation or a residual (bias_gelu_residual), else "any"."""
+    return "fused" if any(p in str(epilogue).split("_") for p in FUSED_PARTS) else "any"
 
 
 def _rows_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dict]:
@@ -177,40 +181,52 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
     return rules
 
 
-def choose(rules: Sequence[dict], m: int, n: int, k: int) -> Optional[str]:
-    """The first rule holding (m, n, k), as the op's table reads them (None: the family fallback)."""
-    def holds(r: dict, axis: str, v: int, lo_default: int) -> bool:
+def _holds(r: dict, m: int, n: int, k: int) -> bool:
+    """Whether a rule's (JSON form) ranges hold (m, n, k): a missing axis is every value, hi null no bound."""
+    def within(axis: str, v: int, lo_default: int) -> bool:
         lo, hi = r.get(axis, (lo_default, None))
         return lo <= v and (hi is None or v <= hi)
 
-    for r in rules:
-        if holds(r, "m", m, 1) and holds(r, "n", n, 1) and holds(r, "k", k, 0):
-            return r["kernel"]
-    return None
+    return within("m", m, 1) and within("n", n, 1) and within("k", k, 0)
 
 
-def _holds(r: dict, m: int, n: int, k: int) -> bool:
-    return all(r.get(axis, (lo, None))[0] <= v and (r.get(axis, (lo, None))[1] is None or v <= r[axis][1])
-               for axis, v, lo in (("m", m, 1), ("n", n, 1), ("k", k, 0)))
+def choose(rules: Sequence[dict], m: int, n: int, k: int) -> Optional[str]:
+    """The first rule holding (m, n, k), as the op's table reads them (None: the family fallback)."""
+    return next((r["kernel"] for r in rules if _holds(r, m, n, k)), None)
+
+
+def _bench_doc(path: str) -> dict:
+    """A `python -m bench` JSON with its epilogue and per-shape rows, or SystemExit saying what is wrong."""
+    try:
+        with open(path) as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"derive_rules: {path}: cannot read it ({e})")
+    rows = doc.get("rows") if isinstance(doc, dict) else None
+    ok = isinstance(doc, dict) and isinstance(doc.get("config"), dict) and "epilogue" in doc["config"] \
+        and isinstance(rows, list) and all(
+            isinstance(r, dict) and all(type(r.get(a)) is int for a in ("m", "n", "k")) and isinstance(r.get("kernel"), str)
+            and isinstance(r.get("ours"), dict) and (r["ours"].get("status") != "ok" or isinstance(r["ours"].get("us"), (int, float)))
+            for r in rows)
+    if not ok:
+        raise SystemExit(f"derive_rules: {path}: expected a `python -m bench` JSON (config.epilogue; rows with int m, n, k, "
+                         "a kernel name and ours.us where ours.status is ok)")
+    return doc
 
 
 def pdl_samples(folder: str) -> List[Tuple[str, str, int, int, int, str, float]]:
     """(run, epilogue class, m, n, k, kernel, PDL time / no-PDL time) of every shape that a pair of
     `python -m bench` folders (off_<run>, on_<run>) timed with the same kernel in both."""
+    if not os.path.isdir(folder):
+        raise SystemExit(f"derive_rules: --pdl {folder}: expected a folder of off_<run>/ and on_<run>/ bench results")
     out = []
     for off in sorted(d for d in os.listdir(folder) if d.startswith("off_")):
         on = os.path.join(folder, "on_" + off[4:])
         if not os.path.isdir(on):
             raise SystemExit(f"derive_rules: {folder}: {off} has no on_{off[4:]} to compare with")
         for name in sorted(f for f in os.listdir(os.path.join(folder, off)) if f.endswith(".json")):
-            docs = []
-            for d in (os.path.join(folder, off), on):
-                try:
-                    with open(os.path.join(d, name)) as fh:
-                        docs.append(json.load(fh))
-                except (OSError, ValueError) as e:
-                    raise SystemExit(f"derive_rules: {os.path.join(d, name)}: cannot read it ({e})")
-            ep = "fused" if any(p in str(docs[0]["config"]["epilogue"]).split("_") for p in FUSED_PARTS) else "any"
+            docs = [_bench_doc(os.path.join(d, name)) for d in (os.path.join(folder, off), on)]
+            ep = epilogue_name_class(docs[0]["config"]["epilogue"])
             on_rows = {(r["m"], r["n"], r["k"]): r for r in docs[1]["rows"]}
             for r in docs[0]["rows"]:
                 o = on_rows.get((r["m"], r["n"], r["k"]))
