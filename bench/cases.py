@@ -171,19 +171,18 @@ class Case:
     def choice(self, m: int, n: int, k: int):
         return None
 
-    def kernel(self, m: int, n: int, k: int) -> Optional[str]:
-        """The kernel the op picks for this case's calls (None if it can't say)."""
+    def launch(self, m: int, n: int, k: int) -> Tuple[Optional[str], bool]:
+        """(the kernel the op picks for this case's calls, None if it can't say; whether it launches it with
+        programmatic dependent launch: CUTLASS_GEMM_PDL if set, else the selecting rule's flag)."""
         d = self.choice(m, n, k)
-        return d.kernel if d else None
+        env = os.environ.get("CUTLASS_GEMM_PDL", "")
+        return (d.kernel if d else None), (env == "1" if env else bool(d and d.pdl))
+
+    def kernel(self, m: int, n: int, k: int) -> Optional[str]:
+        return self.launch(m, n, k)[0]
 
     def pdl(self, m: int, n: int, k: int) -> bool:
-        """Whether the op launches it with programmatic dependent launch: CUTLASS_GEMM_PDL if set, else the
-        selecting rule's flag."""
-        env = os.environ.get("CUTLASS_GEMM_PDL", "")
-        if env:
-            return env == "1"
-        d = self.choice(m, n, k)
-        return bool(d and d.pdl)
+        return self.launch(m, n, k)[1]
 
     def published(self, m: int, n: int, k: int) -> Optional[dict]:
         return None

@@ -111,7 +111,8 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     del sets
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
-    return {"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k), "pdl": case.pdl(m, n, k),
+    kernel, pdl = case.launch(m, n, k)
+    return {"suite": suite, "m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl,
             "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k),
             "ours": results.pop(OURS), "competitors": results, "published": case.published(m, n, k)}
 
@@ -221,7 +222,8 @@ def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True,
             rows.append(run_shape(case, suite, m, n, k, compile, timer, rounds))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory making inputs: this shape has no numbers
             recover()
-            rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": case.kernel(m, n, k), "pdl": case.pdl(m, n, k),
+            kernel, pdl = case.launch(m, n, k)
+            rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl,
                          "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k), "competitors": {},
                          "ours": {"status": "error", "us": None, "err": None, "note": short_error(e)}, "published": None})
         bar.update(1)
