@@ -4,7 +4,10 @@ suites, same run, same inputs: the data the shipped selection rules are derived 
 
     python -m bench.sweep [--op gemm|scaled_mm] [--dtype bf16] [--scale row|tensor|blockwise]
                           [--accumulate accurate|fast] [--epilogue none] [--suite square,llama3_70b]
-                          [--json out.json]
+                          [--shapes M,N,K ...] [--json out.json]
+
+--shapes alone sweeps only those shapes (suite 'custom'; e.g. a new kernel's target shapes, whose
+rows tools/derive_rules.py merges with the full sweeps' by each kernel's median).
 
 Each kernel's output is checked against the reference before it is timed (a wrong kernel gets no
 time, and the error is recorded); timing is the harness's CUDA-graph replay over rotated inputs.
@@ -31,14 +34,14 @@ if __package__:  # python -m bench.sweep
     from . import metrics, report
     from .runner import first_output, short_error
     from .cases import EPILOGUES, FP8, make_case
-    from .suites import SUITES, parse_suites
+    from .suites import parse_shape, parse_suites, plan
     from .timing import graph_times_ms, rotation_sets
 else:  # python bench/sweep.py: the checkout's bench package, appended so an installed cutlass_gemm still wins
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from bench import metrics, report
     from bench.runner import first_output, short_error
     from bench.cases import EPILOGUES, FP8, make_case
-    from bench.suites import SUITES, parse_suites
+    from bench.suites import parse_shape, parse_suites, plan
     from bench.timing import graph_times_ms, rotation_sets
 
 
@@ -98,11 +101,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--scale", choices=["tensor", "row", "blockwise"], default="row", help="scaled_mm scales")
     ap.add_argument("--accumulate", choices=["accurate", "fast"], default="accurate")
     ap.add_argument("--epilogue", choices=sorted(EPILOGUES), default="none")
-    ap.add_argument("--suite", default="square,llama3_70b")
+    ap.add_argument("--suite", help="comma list of suites (default square,llama3_70b unless --shapes)")
+    ap.add_argument("--shapes", nargs="+", default=[], metavar="M,N,K", help="ad hoc shapes (suite 'custom')")
     ap.add_argument("--json")
     args = ap.parse_args(argv)
     try:
-        suite_names = parse_suites(args.suite)
+        suite_names = parse_suites(args.suite) if args.suite else ([] if args.shapes else ["square", "llama3_70b"])
+        shapes = [parse_shape(s) for s in args.shapes]
     except ValueError as e:
         ap.error(str(e))
     case = make_case(args.op, args.epilogue, args.dtype, args.scale, args.accumulate)
@@ -130,8 +135,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | competitor/best (speedup) | "
           "selected | sel/best (slowdown) |")
     print("|---|---|---|---|---|---|---|")
-    for suite in suite_names:
-        for m, n, k in SUITES[suite]:
+    for suite, suite_shapes in plan(suite_names, shapes):
+        for m, n, k in suite_shapes:
             row = dict(sweep_shape(case, names, m, n, k), suite=suite)
             rows.append(row)
             if args.json:

@@ -259,6 +259,24 @@ def _sm90_blockwise_more() -> List[Kernel]:
     ]
 
 
+def _sm90_wave_fit() -> List[Kernel]:
+    """Tiles whose count at N = 10240 (llama3_70b's QKV width) fits the H200's 132 SMs in whole waves:
+    128x80 makes 128 tiles at M <= 128 (a 128-wide tile makes 80, a 64-wide one 160, i.e. two waves);
+    128x160 makes 256 tiles (1.94 waves) at M = 512, against 320 (2.42) for 128x128. The epilogue
+    subtile is 16 columns wide there (gcd(32, 80)). c1x2 multicasts a across the N pair at M = 128;
+    c2x1 multicasts b across an M pair at M = 512."""
+    bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16")
+    scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col")
+    return [
+        Kernel(tile=(128, 80, 64), cluster=(1, 2), schedule="coop", **bf16),
+        Kernel(tile=(128, 160, 64), cluster=(2, 1), schedule="coop", **bf16),
+        Kernel(tile=(128, 80, 128), cluster=(1, 2), schedule="coop", accum="fast", **scaled),
+        Kernel(tile=(128, 80, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
+        Kernel(tile=(128, 160, 128), cluster=(2, 1), schedule="coop", accum="fast", **scaled),
+        Kernel(tile=(128, 160, 128), cluster=(2, 1), schedule="coop", accum="promoted", **scaled),
+    ]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -325,6 +343,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_fp8_cublas_tiles()
     + _sm90_no_activation()
     + _sm90_blockwise_more()
+    + _sm90_wave_fit()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -568,6 +568,34 @@ def test_a_sweep_cut_short_keeps_the_shapes_it_measured(tmp_path, monkeypatch):
     assert calls == []
 
 
+def test_a_sweep_of_ad_hoc_shapes_runs_only_those(tmp_path, monkeypatch):
+    """bench.sweep --shapes: only the given shapes (suite 'custom'), no suite unless asked; a bad
+    shape is an argparse error naming it, before any kernel runs."""
+    sweep = importlib.import_module("bench.sweep")
+    names = ["sm90_bf16_t64x128x64_c1x1_pingpong"]
+    monkeypatch.setattr(sweep, "family", lambda case: names)
+    calls = []
+
+    def fake_shape(case, ns, m, n, k):
+        calls.append((m, n, k))
+        return {"m": m, "n": n, "k": k, "us": {ns[0]: 10.0}, "rel_err": {},
+                "competitor": {"name": "cuBLAS mm", "us": 11.0}, "selected": ns[0]}
+
+    monkeypatch.setattr(sweep, "sweep_shape", fake_shape)
+    out = tmp_path / "s.json"
+    assert sweep.main(["--shapes", "128,10240,8192", "512,10240,8192", "--json", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    assert calls == [(128, 10240, 8192), (512, 10240, 8192)]
+    assert [r["suite"] for r in doc["rows"]] == ["custom", "custom"] and doc["complete"] is True
+    calls.clear()
+    sweep.main(["--suite", "square", "--shapes", "7,8,9", "--json", str(out)])
+    assert calls[-1] == (7, 8, 9) and len(calls) == 5  # the suite's four, then the ad hoc one
+    calls.clear()
+    with pytest.raises(SystemExit):
+        sweep.main(["--shapes", "128,10240"])
+    assert calls == []
+
+
 def test_bench_results_ran_the_kernels_the_shipped_rules_pick():
     """Every row of the committed H200 tables names the kernel that configs.explain gives for it
     today: re-deriving the rules without regenerating the tables fails here (the torch.compile

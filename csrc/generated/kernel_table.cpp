@@ -59,6 +59,12 @@ extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop __att
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x80x64_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x160x64_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -133,6 +139,12 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab},
+    {"sm90_bf16_t128x80x64_c1x2_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x80x64_c1x2_coop},
+    {"sm90_bf16_t128x160x64_c2x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x160x64_c2x1_coop},
+    {"sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop},
+    {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop},
+    {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop},
+    {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -151,8 +163,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 71;
-const uint64_t kKernelTableHash = 11559273809867270544ull;
+const int kNumKernels = 77;
+const uint64_t kKernelTableHash = 6800647941611388445ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -210,6 +222,12 @@ const KernelGrid kKernelGrids[] = {
     {128, 16, true, false},  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
     {128, 32, true, false},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
     {128, 32, true, false},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
+    {128, 80, false, false},  // sm90_bf16_t128x80x64_c1x2_coop
+    {128, 160, false, false},  // sm90_bf16_t128x160x64_c2x1_coop
+    {128, 80, false, false},  // sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop
+    {128, 80, false, false},  // sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop
+    {128, 160, false, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
+    {128, 160, false, false},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -285,6 +303,12 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
     true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
     true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
+    true,  // sm90_bf16_t128x80x64_c1x2_coop
+    true,  // sm90_bf16_t128x160x64_c2x1_coop
+    true,  // sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop
+    true,  // sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop
+    true,  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
+    true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
