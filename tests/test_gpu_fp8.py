@@ -194,14 +194,16 @@ def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
     may still run; it must read them only after that kernel completes. Eager and CUDA-graph replay on
     new data, output poisoned, against float64."""
     fused = rule.epilogue == "fused"  # such a rule serves calls with an activation or a residual
+    accumulate = "fast" if rule.spec.accum == "fast" else "accurate"  # the family the rule belongs to
     epi = dict(activation="gelu_tanh", residual=True) if fused else {}
-    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], torch.float8_e4m3fn, scale=rule.spec.scale,
-                           fused=fused, activation=fused).pdl, "the rule is the one selecting"
+    d = configs.explain(rule.m[0], rule.n[0], rule.k[0], torch.float8_e4m3fn, scale=rule.spec.scale,
+                        accumulate=accumulate, fused=fused, activation=fused)
+    assert (d.kernel, d.pdl) == (rule.kernel, True), f"the rule is the one selecting: {d}"
     scales = "blockwise" if rule.spec.scale == "blockwise" else "row_col"
     gran = "1x128" if scales == "blockwise" else "row"
     for m in sorted({rule.m[0], min(rule.m[1], rule.m[0] + 300)}):
         n, k = rule.n[0], rule.k[0]
-        p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out", **epi)
+        p = make_scaled_problem(m, n, k, DEV, scales=scales, bias="out", accumulate=accumulate, **epi)
 
         def step(x):
             a8, sa = cutlass_gemm.quantize_fp8(x, gran)  # the kernel just before the GEMM writes its a

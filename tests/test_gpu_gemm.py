@@ -312,8 +312,8 @@ def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
     dtype = torch.bfloat16 if rule.spec.a == "bf16" else torch.float16
     fused = rule.epilogue == "fused"  # such a rule serves calls with an activation or a residual
     epi = dict(activation="gelu_tanh", residual=True) if fused else {}
-    assert configs.explain(rule.m[0], rule.n[0], rule.k[0], dtype, fused=fused, activation=fused).pdl, \
-        "the rule is the one selecting"
+    d = configs.explain(rule.m[0], rule.n[0], rule.k[0], dtype, fused=fused, activation=fused)
+    assert (d.kernel, d.pdl) == (rule.kernel, True), f"the rule is the one selecting: {d}"
     for m in sorted({rule.m[0], min(rule.m[1], rule.m[0] + 300)}):
         n, k = rule.n[0], rule.k[0]
         p = make_problem(m, n, k, dtype, DEV, bias="out", **epi)
