@@ -1,6 +1,6 @@
 """Reproducibility of bench results: two result folders of the same suites, ratio by ratio.
 
-    python -m bench.compare_runs OLD_DIR NEW_DIR [--tolerance 0.05] [--from-rounds]
+    python -m bench.compare_runs OLD_DIR NEW_DIR [--tolerance 0.05] [--from-rounds] [--same-launch]
 
 For every (suite, configuration) JSON in both folders: each competitor's geomean and each shape's
 ratio (our speedup over that competitor), old vs new, as a relative change. Prints the worst
@@ -8,7 +8,10 @@ changes and how many fall within the tolerance; exits 1 if any geomean moved mor
 --from-rounds: recompute every ratio from the per-round times ("us_rounds", `--rounds N` runs) as
 the geometric mean of the per-round ratios (what runner.run_shape reports since session 7), so
 runs written with the earlier median aggregation compare on the same footing; the geomeans are
-then the geomeans of those per-shape ratios. No torch import.
+then the geomeans of those per-shape ratios. --same-launch: only the shapes where both runs launched
+the same kernel the same way (PDL or not), i.e. what rerunning the same selection reproduces; the
+others are counted and left out. The worst moves say which side moved (our time, old -> new).
+No torch import.
 """
 
 from __future__ import annotations
@@ -66,11 +69,18 @@ def _ratios(doc: dict) -> dict:
     return out
 
 
-def compare(old_dir: str, new_dir: str, from_rounds: bool = False):
-    """(geomean moves, per-shape moves, unmatched): geomeans are recomputed per file and competitor over
-    the shapes both runs have a ratio for, so a shape missing from one run cannot move them;
-    unmatched lists (file, competitor, shape) that only one run has."""
-    geo, shapes, unmatched = [], [], []
+def _launches(doc: dict) -> dict:
+    """{"MxNxK": (kernel, pdl, our us)} of a result's rows."""
+    return {f"{r['m']}x{r['n']}x{r['k']}": (r.get("kernel"), bool(r.get("pdl")), (r.get("ours") or {}).get("us"))
+            for r in doc["rows"]}
+
+
+def compare(old_dir: str, new_dir: str, from_rounds: bool = False, same_launch: bool = False):
+    """(geomean moves, per-shape moves, unmatched, relaunched): geomeans are recomputed per file and
+    competitor over the shapes both runs have a ratio for, so a shape missing from one run cannot move
+    them; unmatched lists (file, competitor, shape) that only one run has; with same_launch, relaunched
+    lists (file, shape) whose kernel or PDL launch differs between the runs, left out of both."""
+    geo, shapes, unmatched, relaunched = [], [], [], []
     for path in sorted(glob.glob(os.path.join(old_dir, "*.json"))):
         name = os.path.basename(path)
         a, b = load_result(path), load_result(os.path.join(new_dir, name))
@@ -79,16 +89,22 @@ def compare(old_dir: str, new_dir: str, from_rounds: bool = False):
         if from_rounds:
             a, b = _from_rounds(a), _from_rounds(b)
         old, new = _ratios(a), _ratios(b)
+        la, lb = _launches(a), _launches(b)
         unmatched += [(name, comp, shape) for comp, shape in sorted(set(old) ^ set(new))]
+        if same_launch:
+            moved = sorted(s for s in set(la) & set(lb) if la[s][:2] != lb[s][:2])
+            relaunched += [(name, s) for s in moved]
+            old = {key: v for key, v in old.items() if key[1] not in moved}
         both: dict = {}
         for key in sorted(set(old) & set(new)):
             comp, shape = key
             both.setdefault(comp, []).append((old[key], new[key]))
-            shapes.append((abs(new[key] / old[key] - 1), name, comp, shape, old[key], new[key]))
+            shapes.append((abs(new[key] / old[key] - 1), name, comp, shape, old[key], new[key],
+                           la.get(shape, (None, None, None))[2], lb.get(shape, (None, None, None))[2]))
         for comp, pairs in both.items():
             g0, g1 = _geomean([p[0] for p in pairs]), _geomean([p[1] for p in pairs])
             geo.append((abs(g1 / g0 - 1), name, comp, g0, g1))
-    return sorted(geo, reverse=True), sorted(shapes, reverse=True), unmatched
+    return sorted(geo, reverse=True), sorted(shapes, reverse=True), unmatched, relaunched
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -98,8 +114,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--tolerance", type=float, default=0.05)
     ap.add_argument("--from-rounds", action="store_true",
                     help="ratios as the geometric mean of per-round ratios (needs --rounds N runs)")
+    ap.add_argument("--same-launch", action="store_true",
+                    help="only shapes where both runs launched the same kernel with the same PDL flag")
     args = ap.parse_args(argv)
-    geo, shapes, unmatched = compare(args.old, args.new, args.from_rounds)
+    geo, shapes, unmatched, relaunched = compare(args.old, args.new, args.from_rounds, args.same_launch)
     if not geo:
         what = ("no ratio with per-round times in both folders (--from-rounds needs runs made with --rounds N)"
                 if args.from_rounds else "no result JSON present in both folders")
@@ -109,8 +127,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     print(f"geomeans: {sum(g[0] <= tol for g in geo)} of {len(geo)} within {tol:.0%} (worst {geo[0][0]:.1%}: "
           f"{geo[0][1]} vs {geo[0][2]}, {geo[0][3]:.3f}x -> {geo[0][4]:.3f}x)")
     print(f"per-shape ratios: {sum(s[0] <= tol for s in shapes)} of {len(shapes)} within {tol:.0%}; worst:")
-    for d, name, comp, shape, r0, r1 in shapes[:10]:
-        print(f"  {d:6.1%}  {name}  {shape}  vs {comp}: {r0:.3f}x -> {r1:.3f}x")
+    for d, name, comp, shape, r0, r1, us0, us1 in shapes[:10]:
+        ours = f" (ours {us0:.1f} -> {us1:.1f} us)" if us0 and us1 else ""
+        print(f"  {d:6.1%}  {name}  {shape}  vs {comp}: {r0:.3f}x -> {r1:.3f}x{ours}")
+    if relaunched:
+        print(f"{len(relaunched)} shapes launched differently (another kernel or PDL flag), left out: "
+              + ", ".join(f"{n} {s}" for n, s in relaunched[:5]) + (" ..." if len(relaunched) > 5 else ""))
     if unmatched:
         print(f"{len(unmatched)} ratios in one run only (left out of the geomeans): "
               + ", ".join(f"{n} {s} vs {c}" for n, c, s in unmatched[:5]) + (" ..." if len(unmatched) > 5 else ""))

@@ -670,8 +670,8 @@ def test_compare_runs_from_rounds_uses_the_paired_round_ratios(tmp_path):
     for d, rounds in ((old, ([10.0, 20.0, 40.0], [10.0, 20.0, 40.0])), (new, ([10.0, 10.0, 10.0], [20.0, 10.0, 5.0]))):
         d.mkdir()
         (d / "x.json").write_text(json.dumps(doc(*rounds)))
-    geo, shapes, _ = compare_runs.compare(str(old), str(new), from_rounds=True)
-    assert shapes[0][4:] == pytest.approx((1.0, 1.0)) and geo[0][0] == pytest.approx(0.0)  # 2 * 1 * 0.5 -> 1
+    geo, shapes, _, _ = compare_runs.compare(str(old), str(new), from_rounds=True)
+    assert shapes[0][4:6] == pytest.approx((1.0, 1.0)) and geo[0][0] == pytest.approx(0.0)  # 2 * 1 * 0.5 -> 1
     assert compare_runs.round_ratio({"us_rounds": [1.0]}, {}) is None
     for d in (old, new):  # runs without rounds: a clear error, not a comparison of nothing
         (d / "x.json").write_text(json.dumps(dict(doc([1.0], [1.0]), rows=[{"m": 1, "n": 2, "k": 3, "ours": {},
@@ -694,10 +694,34 @@ def test_compare_runs_geomeans_over_the_shapes_both_runs_have(tmp_path, capsys):
     for d, ratios in ((old, [(1, 0.5), (2, 2.0)]), (new, [(1, 0.5)])):
         d.mkdir()
         (d / "x.json").write_text(json.dumps(doc(ratios)))
-    geo, shapes, unmatched = compare_runs.compare(str(old), str(new))
+    geo, shapes, unmatched, _ = compare_runs.compare(str(old), str(new))
     assert geo[0][0] == pytest.approx(0.0) and len(shapes) == 1 and unmatched == [("x.json", "c", "2x8x8")]
     assert compare_runs.main([str(old), str(new)]) == 0
     assert "1 ratios in one run only" in capsys.readouterr().out
+
+
+def test_compare_runs_same_launch_leaves_out_relaunched_shapes(tmp_path, capsys):
+    """--same-launch: a shape whose kernel or PDL flag differs between the runs is no reproducibility
+    evidence (another selection ran): it is counted and left out; the worst moves name our own times."""
+    from bench import compare_runs
+
+    def doc(rows):
+        return {"suite": "custom", "config": {"title": "t"}, "summary": {"c": {"geomean": 1.0, "n": len(rows)}},
+                "rows": [{"m": m, "n": 8, "k": 8, "kernel": kern, "pdl": pdl, "ours": {"us": us},
+                          "competitors": {"c": {"ratio": r}}} for m, kern, pdl, us, r in rows]}
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    for d, rows in ((old, [(1, "a", False, 10.0, 1.0), (2, "a", False, 10.0, 1.0), (3, "a", False, 10.0, 1.0)]),
+                    (new, [(1, "a", False, 12.0, 1.02), (2, "b", False, 5.0, 2.0), (3, "a", True, 5.0, 2.0)])):
+        d.mkdir()
+        (d / "x.json").write_text(json.dumps(doc(rows)))
+    geo, shapes, _, relaunched = compare_runs.compare(str(old), str(new), same_launch=True)
+    assert relaunched == [("x.json", "2x8x8"), ("x.json", "3x8x8")] and [s[3] for s in shapes] == ["1x8x8"]
+    assert geo[0][4] == pytest.approx(1.02)
+    assert compare_runs.main([str(old), str(new)]) == 1  # all three: the geomean moved
+    assert compare_runs.main([str(old), str(new), "--same-launch"]) == 0
+    out = capsys.readouterr().out
+    assert "(ours 10.0 -> 12.0 us)" in out and "2 shapes launched differently" in out
 
 
 def test_rotation_sets_move_three_l2_between_uses():
