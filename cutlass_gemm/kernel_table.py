@@ -356,7 +356,8 @@ KERNEL_IDS: Dict[str, int] = {k.name: i for i, k in enumerate(KERNELS)}
 
 _WAVE_FIT = ("a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); "
              "session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): {} the best kernel's time at M 1-8192 "
-             "({}), built without CuTe's extended wgmma shapes: five 64x16 wgmmas per k-step (SASS), not one 64x80")
+             "({}), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow "
+             "wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)")
 
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
