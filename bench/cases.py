@@ -181,9 +181,6 @@ class Case:
     def kernel(self, m: int, n: int, k: int) -> Optional[str]:
         return self.launch(m, n, k)[0]
 
-    def pdl(self, m: int, n: int, k: int) -> bool:
-        return self.launch(m, n, k)[1]
-
     def published(self, m: int, n: int, k: int) -> Optional[dict]:
         return None
 

@@ -204,14 +204,14 @@ def test_rows_record_the_launch_the_op_makes(monkeypatch):
                         lambda *a, **k: cutlass_gemm.configs.Decision("k", "rule 0 (default)", pdl=True))
     case = cases.GemmCase("none", device="cpu")
     monkeypatch.delenv("CUTLASS_GEMM_PDL", raising=False)
-    assert case.pdl(8, 16, 32) is True
+    assert case.launch(8, 16, 32) == ("k", True)
     monkeypatch.setenv("CUTLASS_GEMM_PDL", "0")
-    assert case.pdl(8, 16, 32) is False
+    assert case.launch(8, 16, 32)[1] is False
     monkeypatch.setattr(cutlass_gemm.configs, "explain", lambda *a, **k: cutlass_gemm.configs.Decision("k", "x"))
     monkeypatch.setenv("CUTLASS_GEMM_PDL", "1")
-    assert case.pdl(8, 16, 32) is True
+    assert case.launch(8, 16, 32)[1] is True
     monkeypatch.delenv("CUTLASS_GEMM_PDL")
-    assert case.pdl(8, 16, 32) is False
+    assert case.launch(8, 16, 32)[1] is False
 
 
 def test_torch_accepts_fp8():
