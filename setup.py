@@ -118,6 +118,9 @@ def build_kernel_objects(build_dir, cuda_home, includes, units):
     flags = [
         "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-Xcompiler", "-fPIC",
         "-DCUTLASS_ENABLE_GDC_FOR_SM90", "-DCUTLASS_DEBUG_TRACE_LEVEL=0",
+        # CuTe offers the 64xNx16 wgmma shapes with N = 80, 88, 160, ... only under this define; without it
+        # an 80-wide tile silently ran five 64x16 wgmmas per k-step (session 16). Power-of-two tiles are unchanged.
+        "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED",
         *[f"-I{p}" for p in includes], f"-I{os.path.join(ROOT, 'csrc')}",
         *shlex.split(os.environ.get("CUTLASS_GEMM_NVCC_FLAGS", "")),
     ]

@@ -161,6 +161,18 @@ def test_candidates_a_sweep_marks_not_kept_are_skipped():
         dr.check_sweep(dict(sw, not_kept={"sm90_bf16_t128x128x64_c1x1_coop": "x"}), "x.json")
 
 
+def test_timings_a_sweep_marks_superseded_are_skipped():
+    """"superseded": a kernel still in the table whose code changed after the sweep (session 16: the
+    80/160-wide tiles, first built without CuTe's extended wgmma shapes): its old times are dropped."""
+    k = "sm90_bf16_t128x128x64_c1x1_coop"
+    sw = dict(_sweep({(1, 2, 3): {k: 1.0, SMALL: 2.0}}), superseded={k: "built with other atoms"})
+    dr.check_sweep(sw, "x.json")  # unlike not_kept, a name the table has is the point
+    rows = dr._rows_by_family([sw])
+    assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{SMALL: 2.0}]
+    with pytest.raises(SystemExit, match="expected 'superseded' as"):
+        dr.check_sweep(dict(sw, superseded=[k]), "x.json")
+
+
 def test_retired_kernels_in_a_sweep_are_skipped():
     retired = next(iter(dr.kt.RETIRED))
     assert retired not in dr.kt.KERNEL_IDS

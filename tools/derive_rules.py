@@ -21,7 +21,8 @@ gives rules for any epilogue. A family with kernels that lack the activation nod
 (kernel_table.Kernel.activation) and no such sweep gets its "fused" rules from its other sweeps,
 over the kernels that have the node.
 A shape measured several times (two suites, or the same family swept twice: pass both files)
-counts once, with each kernel's median time, so one noisy run moves the rules less.
+counts once, with each kernel's median time, so one noisy run moves the rules less. A sweep's
+"superseded" {kernel: why} drops its timings of kernels whose code changed after it ran.
 Families the inputs cover are replaced in the output file; the others are kept as they are.
 Then every rule's `pdl` flag (launch with programmatic dependent launch) is set from the PDL A/B in
 --pdl (default bench/results/pdl_ab): folders off_<run>/ and on_<run>/ of `python -m bench` results
@@ -78,9 +79,11 @@ def check_sweep(sw: object, where: str) -> None:
     rows = sw.get("rows") if isinstance(sw, dict) else None
     if not isinstance(rows, list) or not rows:
         raise SystemExit(f"derive_rules: {where}: expected a bench/sweep.py JSON object with a non-empty 'rows' list")
+    for key, what in (("not_kept", "why it was not merged"), ("superseded", "why its timing no longer holds")):
+        v = sw.get(key, {})
+        if not (isinstance(v, dict) and all(isinstance(x, str) for x in v.values())):
+            raise SystemExit(f"derive_rules: {where}: expected '{key}' as {{kernel: {what}}}, got {v!r}"[:400])
     not_kept = sw.get("not_kept", {})
-    if not (isinstance(not_kept, dict) and all(isinstance(v, str) for v in not_kept.values())):
-        raise SystemExit(f"derive_rules: {where}: expected 'not_kept' as {{kernel: why it was not merged}}, got {not_kept!r}"[:400])
     if not isinstance(sw.get("complete", True), bool):
         raise SystemExit(f"derive_rules: {where}: expected 'complete' as true or false (bench.sweep), got {sw['complete']!r}")
     kept = sorted(set(not_kept) & set(kt.KERNEL_IDS))
@@ -126,6 +129,8 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
     for sw in sweeps:
         ep = epilogue_class(sw)
         not_kept = sw.get("not_kept", {})  # candidates the sweep timed that were not merged, and why
+        # kernels whose code changed after the sweep timed them (e.g. a build flag): their old times are skipped
+        not_kept = {**not_kept, **sw.get("superseded", {})}
         for row in sw["rows"]:
             us = {name: t for name, t in row["us"].items() if t is not None and t > 0}
             by_label: Dict[str, Dict[str, float]] = {}

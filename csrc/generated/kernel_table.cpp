@@ -59,6 +59,12 @@ extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop __att
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x80x64_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x160x64_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -133,6 +139,12 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab},
+    {"sm90_bf16_t128x80x64_c1x2_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x80x64_c1x2_coop},
+    {"sm90_bf16_t128x160x64_c2x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x160x64_c2x1_coop},
+    {"sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong},
+    {"sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong},
+    {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop},
+    {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -151,8 +163,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 71;
-const uint64_t kKernelTableHash = 11559273809867270544ull;
+const int kNumKernels = 77;
+const uint64_t kKernelTableHash = 9269780608977897057ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -210,6 +222,12 @@ const KernelGrid kKernelGrids[] = {
     {128, 16, true, false},  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
     {128, 32, true, false},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
     {128, 32, true, false},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
+    {128, 80, false, false},  // sm90_bf16_t128x80x64_c1x2_coop
+    {128, 160, false, false},  // sm90_bf16_t128x160x64_c2x1_coop
+    {64, 160, false, false},  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong
+    {64, 160, false, false},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
+    {128, 160, false, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
+    {128, 160, false, false},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -285,6 +303,12 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
     true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
     true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
+    true,  // sm90_bf16_t128x80x64_c1x2_coop
+    true,  // sm90_bf16_t128x160x64_c2x1_coop
+    true,  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong
+    true,  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
+    true,  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
+    true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -312,14 +336,10 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_fast_t128x112x128_c1x1_coop_noact", "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.47-2.85x the best kernel's time at every shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.79x)"},
     {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk", "never 2% faster than the swapped 128x16 ping-pong at any shape of four session-15 blockwise sweeps; forced stream-K made 64x2112x7168 slower (15.5 us against 13.5 data-parallel): the small-M time is per-SM operand traffic plus a fixed ~4 us per call, not SM count"},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk", "never 2% faster than the kept swapped tiles at any shape of four session-15 blockwise sweeps (64x2112x7168: 16.1-17.1 us under every decomposition against the 128x16 ping-pong's 13.6)"},
-    {"sm90_bf16_t128x80x64_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.23-1.92x the best kernel's time at M 1-8192 (128x10240x8192: 68.0 us against 50.4), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
-    {"sm90_bf16_t128x160x64_c2x1_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.08-2.42x the best kernel's time at M 1-8192 (512x10240x8192: 167.6 us against 141.6), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {"sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.26-2.33x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.26x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.22-2.24x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.30x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
-    {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.18-2.72x the best kernel's time at M 1-8192 (row, 512x10240x8192: 1.18x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
-    {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.00-2.72x the best kernel's time at M 1-8192 (the best only at row + bias+GELU+residual 512x10240x8192, 2% ahead of the pick), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 12;
+const int kNumRetired = 8;
 
 }  // namespace cutlass_gemm

@@ -11,4 +11,10 @@ const KernelFns sm90_bf16_t256x128x64_c2x1_coop_noact = Gemm16<DType::kBf16, DTy
 extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact;
 const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact = Gemm16<DType::kBf16, DType::kBf16, 64, 256, 64, 2, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
 
+extern const KernelFns sm90_bf16_t128x80x64_c1x2_coop;
+const KernelFns sm90_bf16_t128x80x64_c1x2_coop = Gemm16<DType::kBf16, DType::kBf16, 128, 80, 64, 1, 2, sm90::Coop<false>>::fns;
+
+extern const KernelFns sm90_bf16_t128x160x64_c2x1_coop;
+const KernelFns sm90_bf16_t128x160x64_c2x1_coop = Gemm16<DType::kBf16, DType::kBf16, 128, 160, 64, 2, 1, sm90::Coop<false>>::fns;
+
 }  // namespace cutlass_gemm::kernels
