@@ -94,8 +94,9 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
     return row
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def family_parser(description: str) -> argparse.ArgumentParser:
+    """The options naming one op family and its shapes (shared with bench/competitor_kernels.py)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--op", choices=["gemm", "scaled_mm"], default="gemm")
     ap.add_argument("--dtype", choices=["bf16", "f16"], default="bf16", help="gemm inputs")
     ap.add_argument("--scale", choices=["tensor", "row", "blockwise"], default="row", help="scaled_mm scales")
@@ -103,14 +104,24 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap.add_argument("--epilogue", choices=sorted(EPILOGUES), default="none")
     ap.add_argument("--suite", help="comma list of suites (default square,llama3_70b unless --shapes)")
     ap.add_argument("--shapes", nargs="+", default=[], metavar="M,N,K", help="ad hoc shapes (suite 'custom')")
-    ap.add_argument("--json")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def family_plan(ap: argparse.ArgumentParser, args: argparse.Namespace):
+    """(case, [(suite, shapes)]) from family_parser's options; a bad suite or shape is a usage error."""
     try:
         suite_names = parse_suites(args.suite) if args.suite else ([] if args.shapes else ["square", "llama3_70b"])
         shapes = [parse_shape(s) for s in args.shapes]
     except ValueError as e:
         ap.error(str(e))
-    case = make_case(args.op, args.epilogue, args.dtype, args.scale, args.accumulate)
+    return make_case(args.op, args.epilogue, args.dtype, args.scale, args.accumulate), plan(suite_names, shapes)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = family_parser(__doc__.split("\n\n")[0])
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    case, todo = family_plan(ap, args)
     names = family(case)
     if not names:
         print("sweep: no compiled kernel of this family on this GPU", file=sys.stderr)
@@ -135,7 +146,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("| M x N x K | " + case.torch_entries(1, 16, 16)[0].name + " µs | best kernel | µs | competitor/best (speedup) | "
           "selected | sel/best (slowdown) |")
     print("|---|---|---|---|---|---|---|")
-    for suite, suite_shapes in plan(suite_names, shapes):
+    for suite, suite_shapes in todo:
         for m, n, k in suite_shapes:
             row = dict(sweep_shape(case, names, m, n, k), suite=suite)
             rows.append(row)

@@ -596,6 +596,38 @@ def test_a_sweep_of_ad_hoc_shapes_runs_only_those(tmp_path, monkeypatch):
     assert calls == []
 
 
+def test_competitor_kernels_arguments_and_gpu_requirement(tmp_path, capsys):
+    """bench.competitor_kernels takes bench.sweep's family and shape options: a bad shape or --reps is a
+    usage error naming it; without a GPU it says it needs one (exit 2); both entry points start."""
+    ck = importlib.import_module("bench.competitor_kernels")
+    with pytest.raises(SystemExit):
+        ck.main(["--shapes", "128,10240"])
+    assert "expected a shape M,N,K of three positive integers, got '128,10240'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ck.main(["--shapes", "1,2,3", "--reps", "0"])
+    assert "--reps: expected a positive count, got 0" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        assert ck.main(["--op", "scaled_mm", "--shapes", "16,64,64"]) == 2
+        assert "needs a CUDA GPU" in capsys.readouterr().err
+    env = dict(os.environ, PYTHONPATH=pythonpath())
+    for cmd in ([sys.executable, "-m", "bench.competitor_kernels", "--help"],
+                [sys.executable, os.path.join(ROOT, "bench", "competitor_kernels.py"), "--help"]):
+        p = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0 and "--reps" in p.stdout, p.stderr
+
+
+@pytest.mark.gpu
+def test_competitor_kernels_names_both_sides(capsys):
+    """On the GPU: one row per competitor, naming our selected kernel and a kernel of each side with its time."""
+    ck = importlib.import_module("bench.competitor_kernels")
+    assert ck.main(["--shapes", "128,256,512", "--reps", "2"]) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| 128x256x512 |")]
+    assert len(rows) == 1, rows
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    assert cells[1].startswith("`sm90_bf16_") and float(cells[2]) > 0 and cells[3].startswith("`")
+    assert cells[4] == "cuBLAS mm" and float(cells[5]) > 0 and cells[6].startswith("`")
+
+
 def test_bench_results_ran_the_kernels_the_shipped_rules_pick():
     """Every row of the committed H200 tables names the kernel that configs.explain gives for it
     today: re-deriving the rules without regenerating the tables fails here (the torch.compile
