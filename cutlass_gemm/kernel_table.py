@@ -275,6 +275,23 @@ def _sm90_cublas_wide_n() -> List[Kernel]:
     ]
 
 
+def _sm90_cublas_112_and_m_pairs() -> List[Kernel]:
+    """cuBLAS 13.0's tiles where we trailed it in session 17 (torch.profiler names on the H200): nvjet
+    112x128 c2x1 coop at 128x57344x8192 FP8 (512 tiles where 128-wide ones make 448, 3.4 waves), 128x64 c1x2
+    at 128x8192xK FP8 (b multicast across the M pair), 112x64 c4x1 at 64x10240x8192 bf16 and FP8 (92 tiles,
+    a multicast across 4 N neighbours). In our (M, N) order; 112 needs CuTe's extended wgmma shapes."""
+    bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16")
+    scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col")
+    return [
+        Kernel(tile=(64, 112, 64), cluster=(1, 4), schedule="pingpong", **bf16),
+        Kernel(tile=(128, 112, 128), cluster=(1, 2), schedule="coop", accum="fast", **scaled),
+        Kernel(tile=(128, 112, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
+        Kernel(tile=(64, 128, 128), cluster=(2, 1), schedule="pingpong", accum="fast", **scaled),
+        Kernel(tile=(64, 128, 128), cluster=(2, 1), schedule="pingpong", accum="promoted", **scaled),
+        Kernel(tile=(64, 112, 128), cluster=(1, 4), schedule="pingpong", accum="promoted", **scaled),
+    ]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -342,6 +359,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_no_activation()
     + _sm90_blockwise_more()
     + _sm90_cublas_wide_n()
+    + _sm90_cublas_112_and_m_pairs()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -65,6 +65,12 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong __attribu
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_bf16_t64x112x64_c1x4_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c2x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -145,6 +151,12 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong},
     {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop},
     {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop},
+    {"sm90_bf16_t64x112x64_c1x4_pingpong", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x112x64_c1x4_pingpong},
+    {"sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop},
+    {"sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop},
+    {"sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong},
+    {"sm90_e4m3_scaled_promoted_t64x128x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x128x128_c2x1_pingpong},
+    {"sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -163,8 +175,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 77;
-const uint64_t kKernelTableHash = 9269780608977897057ull;
+const int kNumKernels = 83;
+const uint64_t kKernelTableHash = 10825145724759924816ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -228,6 +240,12 @@ const KernelGrid kKernelGrids[] = {
     {64, 160, false, false},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
     {128, 160, false, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
     {128, 160, false, false},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
+    {64, 112, false, false},  // sm90_bf16_t64x112x64_c1x4_pingpong
+    {128, 112, false, false},  // sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop
+    {128, 112, false, false},  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
+    {64, 128, false, false},  // sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong
+    {64, 128, false, false},  // sm90_e4m3_scaled_promoted_t64x128x128_c2x1_pingpong
+    {64, 112, false, false},  // sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -309,6 +327,12 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
     true,  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
     true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
+    true,  // sm90_bf16_t64x112x64_c1x4_pingpong
+    true,  // sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop
+    true,  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
+    true,  // sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong
+    true,  // sm90_e4m3_scaled_promoted_t64x128x128_c2x1_pingpong
+    true,  // sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
