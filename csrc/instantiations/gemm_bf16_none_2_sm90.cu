@@ -17,7 +17,4 @@ const KernelFns sm90_bf16_t128x80x64_c1x2_coop = Gemm16<DType::kBf16, DType::kBf
 extern const KernelFns sm90_bf16_t128x160x64_c2x1_coop;
 const KernelFns sm90_bf16_t128x160x64_c2x1_coop = Gemm16<DType::kBf16, DType::kBf16, 128, 160, 64, 2, 1, sm90::Coop<false>>::fns;
 
-extern const KernelFns sm90_bf16_t64x112x64_c1x4_pingpong;
-const KernelFns sm90_bf16_t64x112x64_c1x4_pingpong = Gemm16<DType::kBf16, DType::kBf16, 64, 112, 64, 1, 4, sm90::Pingpong<false>>::fns;
-
 }  // namespace cutlass_gemm::kernels

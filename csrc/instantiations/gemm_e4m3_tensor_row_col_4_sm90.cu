@@ -14,13 +14,7 @@ const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop = ScaledGemm<DType:
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<false>>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop;
-const KernelFns sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<true>>::fns;
-
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<false>>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong;
-const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 128, 128, 2, 1, sm90::Pingpong<true>>::fns;
 
 }  // namespace cutlass_gemm::kernels
