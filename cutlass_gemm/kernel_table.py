@@ -275,6 +275,14 @@ def _sm90_cublas_wide_n() -> List[Kernel]:
     ]
 
 
+def _sm90_cublas_112_and_m_pairs() -> List[Kernel]:
+    """cuBLAS 13.0's 112-wide accurate FP8 tile at 128x57344x8192 (session 17 torch.profiler name: nvjet
+    qqtst_112x128 c2x1 coopA): 512 tiles where 128-wide ones make 448 (3.4 waves). In our (M, N) order it is
+    128x112 c1x2; 112 needs CuTe's extended wgmma shapes. Session 17 sweeps: 147.4 us against ~159 selected."""
+    scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col")
+    return [Kernel(tile=(128, 112, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled)]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -342,6 +350,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_no_activation()
     + _sm90_blockwise_more()
     + _sm90_cublas_wide_n()
+    + _sm90_cublas_112_and_m_pairs()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()
@@ -362,6 +371,16 @@ _WAVE_FIT = ("a tile whose count at N = 10240 fills 132 SMs in whole waves (128 
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
 RETIRED: Dict[str, str] = {
+    "sm90_bf16_t64x112x64_c1x4_pingpong":
+        "cuBLAS's 64x10240x8192 tile (nvjet tst_112x64 c4x1) with 64x112 wgmmas: never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)",
+    "sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong":
+        "cuBLAS's per-tensor 64x10240x8192 tile (nvjet qqtst_112x64 c4x1): never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)",
+    "sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong":
+        "cuBLAS's 128x8192xK tile (nvjet qqtst_128x64 c1x2, b multicast across the M pair): never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)",
+    "sm90_e4m3_scaled_promoted_t64x128x128_c2x1_pingpong":
+        "cuBLAS's 128x8192xK tile (nvjet qqtst_128x64 c1x2, b multicast across the M pair): never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)",
+    "sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop":
+        "the fast twin of the kept promoted 128x112 c1x2 tile: never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)",
     "sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk":
         "ptxas: 44 bytes of spill stores at its 168-register cap (the accurate mode must not spill); in the "
         "session-8 sweeps it was never more than 2% faster than the 128x128 c1x2 data-parallel kernel",

@@ -65,6 +65,7 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong __attribu
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -145,6 +146,7 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong},
     {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop},
     {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop},
+    {"sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -163,8 +165,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 77;
-const uint64_t kKernelTableHash = 9269780608977897057ull;
+const int kNumKernels = 78;
+const uint64_t kKernelTableHash = 6163801757847301477ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -228,6 +230,7 @@ const KernelGrid kKernelGrids[] = {
     {64, 160, false, false},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
     {128, 160, false, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
     {128, 160, false, false},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
+    {128, 112, false, false},  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -309,6 +312,7 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
     true,  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
     true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
+    true,  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -330,6 +334,11 @@ const bool kKernelActivation[] = {
 
 // Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.
 const RetiredKernel kRetired[] = {
+    {"sm90_bf16_t64x112x64_c1x4_pingpong", "cuBLAS's 64x10240x8192 tile (nvjet tst_112x64 c4x1) with 64x112 wgmmas: never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)"},
+    {"sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong", "cuBLAS's per-tensor 64x10240x8192 tile (nvjet qqtst_112x64 c4x1): never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)"},
+    {"sm90_e4m3_scaled_fast_t64x128x128_c2x1_pingpong", "cuBLAS's 128x8192xK tile (nvjet qqtst_128x64 c1x2, b multicast across the M pair): never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)"},
+    {"sm90_e4m3_scaled_promoted_t64x128x128_c2x1_pingpong", "cuBLAS's 128x8192xK tile (nvjet qqtst_128x64 c1x2, b multicast across the M pair): never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)"},
+    {"sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop", "the fast twin of the kept promoted 128x112 c1x2 tile: never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)"},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_streamk", "ptxas: 44 bytes of spill stores at its 168-register cap (the accurate mode must not spill); in the session-8 sweeps it was never more than 2% faster than the 128x128 c1x2 data-parallel kernel"},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_streamk", "never the fastest at any shape of the four session-14 blockwise sweeps (the c1x1 stream-K tile was as fast or faster wherever stream-K won)"},
     {"sm90_e4m3_scaled_promoted_t128x112x128_c1x1_coop_noact", "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.44-2.58x the best kernel's time at every shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.76x)"},
@@ -340,6 +349,6 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.22-2.24x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.30x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 8;
+const int kNumRetired = 13;
 
 }  // namespace cutlass_gemm

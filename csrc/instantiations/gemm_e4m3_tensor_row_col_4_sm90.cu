@@ -14,4 +14,7 @@ const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop = ScaledGemm<DType:
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<false>>::fns;
 
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop;
+const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<false>>::fns;
+
 }  // namespace cutlass_gemm::kernels
