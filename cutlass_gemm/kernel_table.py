@@ -283,6 +283,17 @@ def _sm90_cublas_112_and_m_pairs() -> List[Kernel]:
     return [Kernel(tile=(128, 112, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled)]
 
 
+def _sm90_bf16_decode() -> List[Kernel]:
+    """cuBLAS 13.0's bf16 decode tile at 1x8192x8192 (session 18 ncu: nvjet tst_64x8_64x16_2x1, 35.0 us
+    against our swapped 64x32's 38.3, both 128 CTAs): a 16-row M extent (less of each stage spent on
+    padding rows of a), and its k = 64, deep-pipelined, activation-multicasting 2x1 variant."""
+    bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16", schedule="pingpong", swap_ab=True)
+    return [
+        Kernel(tile=(64, 16, 128), cluster=(1, 1), **bf16),
+        Kernel(tile=(64, 16, 64), cluster=(2, 1), **bf16),
+    ]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -351,6 +362,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_blockwise_more()
     + _sm90_cublas_wide_n()
     + _sm90_cublas_112_and_m_pairs()
+    + _sm90_bf16_decode()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -17,4 +17,10 @@ const KernelFns sm90_bf16_t128x80x64_c1x2_coop = Gemm16<DType::kBf16, DType::kBf
 extern const KernelFns sm90_bf16_t128x160x64_c2x1_coop;
 const KernelFns sm90_bf16_t128x160x64_c2x1_coop = Gemm16<DType::kBf16, DType::kBf16, 128, 160, 64, 2, 1, sm90::Coop<false>>::fns;
 
+extern const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab;
+const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 16, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_bf16_t64x16x64_c2x1_pingpong_swapab;
+const KernelFns sm90_bf16_t64x16x64_c2x1_pingpong_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 16, 64, 2, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
 }  // namespace cutlass_gemm::kernels
