@@ -275,7 +275,7 @@ def _sm90_cublas_wide_n() -> List[Kernel]:
     ]
 
 
-def _sm90_cublas_112_and_m_pairs() -> List[Kernel]:
+def _sm90_cublas_112() -> List[Kernel]:
     """cuBLAS 13.0's 112-wide accurate FP8 tile at 128x57344x8192 (session 17 torch.profiler name: nvjet
     qqtst_112x128 c2x1 coopA): 512 tiles where 128-wide ones make 448 (3.4 waves). In our (M, N) order it is
     128x112 c1x2; 112 needs CuTe's extended wgmma shapes. Session 17 sweeps: 147.4 us against ~159 selected."""
@@ -361,7 +361,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_no_activation()
     + _sm90_blockwise_more()
     + _sm90_cublas_wide_n()
-    + _sm90_cublas_112_and_m_pairs()
+    + _sm90_cublas_112()
     + _sm90_bf16_decode()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
