@@ -38,8 +38,11 @@ def _fp8_kernels():
 
 KERNELS = _fp8_kernels()
 # (64, 384, 16384): 3 output tiles and a long K, so a stream-K kernel splits K across SMs;
-# (3, 1001, 264): N off the 16-byte rule (padded output), where a swap-AB kernel's tile runs over N.
-SHAPES = [(128, 256, 128), (200, 136, 520), (1, 16, 16), (257, 1000, 4096), (64, 384, 16384), (3, 1001, 264)]
+# (3, 1001, 264): N off the 16-byte rule (padded output), where a swap-AB kernel's tile runs over N;
+# (1024, 2304, 520): more 128x128 tiles than SMs (a persistent CTA's second tile continues the shared-memory
+# pipeline where its first left it) and an odd k-tile count (5: a promotion group cut short).
+SHAPES = [(128, 256, 128), (200, 136, 520), (1, 16, 16), (257, 1000, 4096), (64, 384, 16384), (3, 1001, 264),
+          (1024, 2304, 520)]
 EPILOGUES = [dict(), dict(bias="out", activation="gelu_tanh", residual=True, beta=0.5),
              dict(bias="f32", activation="silu"), dict(activation="relu", residual=True, beta=-1.0)]
 
@@ -215,3 +218,40 @@ def test_pdl_rule_waits_for_the_kernel_that_writes_its_inputs(rule):
         check_writer_then_gemm(step, torch.randn(m, k, device=DEV) * 3.0, adopt,
                                lambda out, what: check_scaled_result(out, p, what),
                                f"PDL {rule.kernel} {m}x{n}x{k}", m * n, x_scale=3.0)
+
+
+_PROMOTION_CHILD = """
+import sys
+import torch
+import cutlass_gemm
+from cutlass_gemm import configs
+from cutlass_gemm import kernel_table as kt
+sys.path.insert(0, {tests!r})
+from gemm_checks import check_scaled_result, make_scaled_problem, poison_next_output
+names = set(configs.compiled_kernels())
+promoted = [k for k in kt.KERNELS if k.name in names and k.scale == "tensor_row_col" and k.accum == "promoted"]
+assert promoted
+for kernel in promoted:
+    for m, n, k in [(1024, 2304, 520), (257, 1000, 4096), (64, 384, 1408)]:
+        p = make_scaled_problem(m, n, k, "cuda", scales="row_col", accumulate="accurate")
+        poison_next_output(m * n, "cuda")
+        out = cutlass_gemm.scaled_mm(*p.args(), config=kernel.name, **p.kwargs())
+        torch.cuda.synchronize()
+        check_scaled_result(out, p, f"{{kernel.name}} {{m}}x{{n}}x{{k}}")
+print("ok", len(promoted))
+"""
+
+
+@pytest.mark.parametrize("interval", ["4", "12", "64"])
+def test_promotion_interval_keeps_results(interval):
+    """Every promoted FP8 kernel (CUTLASS's mainloop and the overlapped one) stays within the accurate mode's
+    bounds under other promotion intervals (CUTLASS_GEMM_FP8_PROMOTION_INTERVAL, read once per process): every
+    k-tile (4), groups of 3 k-tiles cut short at 520 / 1408 (12), one group longer than K = 520 (64)."""
+    import os
+    import subprocess
+    import sys
+
+    child = _PROMOTION_CHILD.format(tests=os.path.dirname(os.path.abspath(__file__)))
+    r = subprocess.run([sys.executable, "-c", child], env={**os.environ, "CUTLASS_GEMM_FP8_PROMOTION_INTERVAL": interval},
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip().startswith("ok"), r.stderr[-3000:]

@@ -68,6 +68,13 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop __attrib
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x64_c2x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_mma64x128 __attribute__((weak));
+extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -151,6 +158,13 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop},
     {"sm90_bf16_t64x16x128_c1x1_pingpong_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x128_c1x1_pingpong_swapab},
     {"sm90_bf16_t64x16x64_c2x1_pingpong_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x64_c2x1_pingpong_swapab},
+    {"sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact},
+    {"sm90_bf16_t128x256x64_c2x1_coop_mma64x128", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c2x1_coop_mma64x128},
+    {"sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact},
+    {"sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -169,8 +183,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 80;
-const uint64_t kKernelTableHash = 18046760878893845483ull;
+const int kNumKernels = 87;
+const uint64_t kKernelTableHash = 15442776259213360004ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -237,6 +251,13 @@ const KernelGrid kKernelGrids[] = {
     {128, 112, false, false},  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     {64, 16, true, false},  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
     {64, 16, true, false},  // sm90_bf16_t64x16x64_c2x1_pingpong_swapab
+    {128, 256, false, false},  // sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact
+    {128, 256, false, false},  // sm90_bf16_t128x256x64_c2x1_coop_mma64x128
+    {64, 256, false, false},  // sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact
+    {64, 128, false, false},  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -321,6 +342,13 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     true,  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
     true,  // sm90_bf16_t64x16x64_c2x1_pingpong_swapab
+    false,  // sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact
+    true,  // sm90_bf16_t128x256x64_c2x1_coop_mma64x128
+    false,  // sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact
+    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap
+    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact
+    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact
+    true,  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm

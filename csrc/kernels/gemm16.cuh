@@ -9,8 +9,10 @@ namespace cutlass_gemm::kernels {
 
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 // kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
+// MmaN > 0: each warpgroup's N split into MMA atoms MmaN wide (common.cuh SplitMmaN).
 template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
+          int MmaN = 0>
 struct Gemm16 {
   using ElementA = typename Element<kIn>::type;                      // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -24,11 +26,12 @@ struct Gemm16 {
   static constexpr bool kAct = kAct_;
   using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
   using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
-  using CollectiveMainloop =
+  using CollectiveMainloop = typename SplitMmaN<
       CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K] (b if swapped), K contiguous
                             ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K] (a)
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Mainloop>;
+                            typename Schedule::Mainloop>,
+      MmaN>::type;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
