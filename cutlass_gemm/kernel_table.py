@@ -67,7 +67,6 @@ class Kernel:
     swap_ab: bool = False
     scheduler: str = "persistent"
     activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
-    mma_n: int = 0  # > 0: each warpgroup's tile N split into 64 x mma_n MMA atoms (0: one atom as wide as the tile)
     overlap: bool = False  # promoted FP8: each promotion runs under the next k-tile's MMAs (fp8.cuh)
 
     @property
@@ -84,8 +83,6 @@ class Kernel:
         parts.append(f"t{m}x{n}x{k}")
         parts.append(f"c{self.cluster[0]}x{self.cluster[1]}")
         parts.append(self.schedule)
-        if self.mma_n:
-            parts.append(f"mma64x{self.mma_n}")
         if self.overlap:
             parts.append("overlap")
         if self.swap_ab:
@@ -300,18 +297,6 @@ def _sm90_bf16_decode() -> List[Kernel]:
     ]
 
 
-def _sm90_bf16_split_mma() -> List[Kernel]:
-    """cuBLAS 13.0's bf16 2048^3 kernel (session 18 ncu: nvjet tst_256x128_64x4_1x2_coopA, our 128x256 c2x1) issues
-    two 64x128 wgmmas per warpgroup where CUTLASS's builder issues one 64x256: tensor pipe 82% against our 76%.
-    The large bf16 tiles with the warpgroup's N split in two 64x128 atoms (same tile, stages and smem layout)."""
-    bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16", cluster=(2, 1), mma_n=128)
-    return [
-        Kernel(tile=(128, 256, 64), schedule="coop", activation=False, **bf16),
-        Kernel(tile=(128, 256, 64), schedule="coop", **bf16),
-        Kernel(tile=(64, 256, 64), schedule="pingpong", activation=False, **bf16),
-    ]
-
-
 def _sm90_fp8_overlap() -> List[Kernel]:
     """Promoted FP8 with overlapped promotion (fp8.cuh OverlappedPromotionMma): CUTLASS's promoted mainloop
     drains every MMA in flight before each promotion; cuBLAS's accurate 128x128 kernel keeps its tensor pipe
@@ -394,7 +379,6 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_cublas_wide_n()
     + _sm90_cublas_112()
     + _sm90_bf16_decode()
-    + _sm90_bf16_split_mma()
     + _sm90_fp8_overlap()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
@@ -412,6 +396,11 @@ _WAVE_FIT = ("a tile whose count at N = 10240 fills 132 SMs in whole waves (128 
              "session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): {} the best kernel's time at M 1-8192 "
              "({}), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow "
              "wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)")
+
+_SPLIT_MMA = ("the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where "
+              "CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps "
+              "(sweeps/sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: twin/split 0.90-1.38, median "
+              "0.99; same registers, no spills)")
 
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
@@ -445,6 +434,9 @@ RETIRED: Dict[str, str] = {
     "sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk":
         "never 2% faster than the kept swapped tiles at any shape of four session-15 blockwise sweeps "
         "(64x2112x7168: 16.1-17.1 us under every decomposition against the 128x16 ping-pong's 13.6)",
+    "sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact": _SPLIT_MMA,
+    "sm90_bf16_t128x256x64_c2x1_coop_mma64x128": _SPLIT_MMA,
+    "sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact": _SPLIT_MMA,
     "sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop": _WAVE_FIT.format("1.26-2.33x", "row, 128x10240x8192: 1.26x"),
     "sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop": _WAVE_FIT.format("1.22-2.24x", "row, 128x10240x8192: 1.30x"),
 }

@@ -233,7 +233,9 @@ promoted = [k for k in kt.KERNELS if k.name in names and k.scale == "tensor_row_
 assert promoted
 for kernel in promoted:
     for m, n, k in [(1024, 2304, 520), (257, 1000, 4096), (64, 384, 1408)]:
-        p = make_scaled_problem(m, n, k, "cuda", scales="row_col", accumulate="accurate")
+        p = make_scaled_problem(m, n, k, "cuda", scales="row_col", accumulate="accurate",
+                                a_dtype=getattr(torch, kt.TORCH_DTYPE_NAMES[kernel.a]),
+                                b_dtype=getattr(torch, kt.TORCH_DTYPE_NAMES[kernel.b]))
         poison_next_output(m * n, "cuda")
         out = cutlass_gemm.scaled_mm(*p.args(), config=kernel.name, **p.kwargs())
         torch.cuda.synchronize()
@@ -244,9 +246,11 @@ print("ok", len(promoted))
 
 @pytest.mark.parametrize("interval", ["4", "12", "64"])
 def test_promotion_interval_keeps_results(interval):
-    """Every promoted FP8 kernel (CUTLASS's mainloop and the overlapped one) stays within the accurate mode's
-    bounds under other promotion intervals (CUTLASS_GEMM_FP8_PROMOTION_INTERVAL, read once per process): every
-    k-tile (4), groups of 3 k-tiles cut short at 520 / 1408 (12), one group longer than K = 520 (64)."""
+    """Every promoted FP8 kernel stays within the accurate mode's bounds under other promotion intervals
+    (CUTLASS_GEMM_FP8_PROMOTION_INTERVAL, read once per process; the overlapped kernels promote every k-tile
+    whatever it says): every k-tile (4), groups of 3 k-tiles cut short at 520 / 1408 (12), one group longer
+    than K = 520 (64). K = 520 / 1408 / 4096 are 5 / 11 / 32 k-tiles: the overlapped loop's 4-tile trips and
+    its remainder of 1 / 3 / 0."""
     import os
     import subprocess
     import sys

@@ -82,17 +82,13 @@ def kernel_type(k) -> str:
                                   "tensor/row/column FP8 kernels only")
     if k.overlap and (k.arch, k.scale, k.accum) != (90, "tensor_row_col", "promoted"):
         raise NotImplementedError(f"{k.name}: overlapped promotion is built for SM90 promoted FP8 kernels only")
-    if k.mma_n and (k.arch, k.scale) != (90, "none"):
-        raise NotImplementedError(f"{k.name}: a split MMA atom is built for SM90 16-bit kernels only")
-    if k.mma_n and (n % k.mma_n or k.mma_n >= n):
-        raise NotImplementedError(f"{k.name}: the MMA atom's N ({k.mma_n}) must divide the tile's N ({n}) and be narrower")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
     # The optional template arguments, in order; each one written implies every one before it.
     optional = [
         (k.scheduler == "streamk", "StreamK" if k.scheduler == "streamk" else "cutlass::gemm::PersistentScheduler"),
         (k.swap_ab, "SwapAB" if k.swap_ab else "Normal"),
         (not k.activation, "true" if k.activation else "false"),
-        (k.mma_n > 0, str(k.mma_n)) if k.scale == "none" else (k.overlap, "true" if k.overlap else "false"),
+        (k.overlap, "true" if k.overlap else "false"),
     ]
     last = max((i for i, (needed, _) in enumerate(optional) if needed), default=-1)
     for _, arg in optional[: last + 1]:

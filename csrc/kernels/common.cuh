@@ -226,25 +226,6 @@ using CollectiveMainloopFor = typename cutlass::gemm::collective::CollectiveBuil
     cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
     KernelSchedule>::CollectiveOp;
 
-// The mainloop collective with its warpgroup MMA split along N into atoms MmaN wide (0: the builder's one
-// atom as wide as the tile). cuBLAS's bf16 128x256 kernel issues two 64x128 wgmmas per warpgroup where the
-// builder issues one 64x256 (session 18 ncu); the tile, stages and shared-memory layouts stay the builder's.
-template <class Collective, int MmaN, class = void>
-struct SplitMmaN { using type = Collective; };
-template <class Policy, class Tile, class EA, class SA, class EB, class SB, class Mma, class GA, class LA, class CA,
-          class XA, class GB, class LB, class CB, class XB, int MmaN>
-struct SplitMmaN<cutlass::gemm::collective::CollectiveMma<Policy, Tile, EA, SA, EB, SB, Mma, GA, LA, CA, XA, GB, LB, CB, XB>,
-                 MmaN, std::enable_if_t<(MmaN > 0)>> {
-  static_assert(size<1>(Tile{}) % MmaN == 0, "the tile's N must be a multiple of the MMA atom's");
-  using Atom = decltype(cute::GMMA::ss_op_selector<typename Mma::ValTypeA, typename Mma::ValTypeB, float,
-                                                   Shape<_64, Int<MmaN>, decltype(size<2>(Tile{}))>,
-                                                   cute::GMMA::Major::K, cute::GMMA::Major::K>());
-  using WarpGroups = Layout<Shape<Int<size(Mma{}) / 128>, _1, _1>>;  // the builder's: 2 along M (coop) or 1
-  using type = cutlass::gemm::collective::CollectiveMma<Policy, Tile, EA, SA, EB, SB,
-                                                        decltype(make_tiled_mma(Atom{}, WarpGroups{})), GA, LA, CA,
-                                                        XA, GB, LB, CB, XB>;
-};
-
 // Stream-K tile scheduler tag: CUTLASS's SM90 stream-K scheduler (default arguments: deterministic
 // reduction, heuristic decomposition) with one method replaced. CUTLASS 4.2's is_last_tile does not
 // compile with CUTLASS_ENABLE_GDC_FOR_SM90 (a const method binds a member to a non-const

@@ -22,20 +22,21 @@ template <int Stages, class ClusterShape, class KernelSchedule>
 struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, ClusterShape, KernelSchedule>>
     : std::true_type {};
 
-// CUTLASS's promoted FP8 mainloop with the promotion taken off the tensor pipe's critical path.
+// CUTLASS's promoted FP8 mainloop with the promotions taken off the tensor pipe's critical path.
 // CUTLASS sums a promotion interval's MMAs into one FP32 partial, then waits for every MMA in flight
-// (wgmma.wait_group 0) before adding it to the accumulator: each promotion leaves the tensor pipe idle
-// until the next k-tile issues (ncu, session 18: tensor pipe 71% against cuBLAS's 85% on the same tile).
-// Here two partials alternate per promotion group: a group's first k-tile is issued into one partial
-// while the other partial's last MMAs finish (wait_group 1), and only then is that partial added. One
-// batch of MMAs is always in flight, as in the non-promoted mainloop. Costs one more accumulator-sized
-// fragment of registers (128x128 coop: 3 x 64 per thread). The shared-memory stage of k-tile t - 1 is
-// released after k-tile t issues, as in CUTLASS (its mma_tail releases the last one).
-// ptxas keeps wgmma asynchronous only where it can prove which partial is in flight at every read: each
-// loop below is entered and left with exactly one known partial in flight (a loop whose head merges
-// "part0 in flight" with "part1 in flight" made it serialize every wgmma: C7514).
-template <class Base>
+// (wgmma.wait_group 0) and adds the partial to the accumulator while the tensor pipe idles (ncu,
+// session 18: 71% busy against cuBLAS's 85% on the same tile). Here each k-tile (128 K) is its own
+// promotion group, in two partials that alternate: k-tile u + 1 is issued into one partial, then k-tile
+// u's (the other) is waited for (wait_group 1) and added while u + 1's MMAs run. ptxas keeps wgmma
+// asynchronous only if no accumulator is read while a wgmma group issued across a loop back-edge is in
+// flight (else it serializes every wgmma: C7514), so the loop runs kUnroll k-tiles in straight-line code
+// and drains (wait_group 0) once at its end: one tensor-pipe bubble per kUnroll k-tiles, with no FP32
+// adds in it. Promotion every 128 K is cuBLAS's interval (CUTLASS_GEMM_FP8_PROMOTION_INTERVAL is
+// CUTLASS's mainloop's knob; these kernels promote at least that often). Costs a third accumulator-
+// sized fragment of registers (128x128 coop: 3 x 64 per thread).
+template <class Base, int kUnroll = 4>
 struct OverlappedPromotionMma : Base {
+  static_assert(kUnroll >= 2 && kUnroll % 2 == 0, "the partials alternate: an even number of k-tiles per loop trip");
   using typename Base::MainloopPipeline;
   using typename Base::Params;
   using typename Base::PipelineState;
@@ -44,7 +45,7 @@ struct OverlappedPromotionMma : Base {
 
   template <class FrgTensorC>
   CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
-                          int thread_idx, TensorStorage& shared_tensors, Params const& params) {
+                          int thread_idx, TensorStorage& shared_tensors, Params const&) {
     constexpr int kThreadsPerWarpGroup = cutlass::NumThreadsPerWarpGroup;
     constexpr int kWarpGroups = size(TiledMma{}) / kThreadsPerWarpGroup;
     Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), typename Base::SmemLayoutA{});  // (M,K,PIPE)
@@ -55,37 +56,27 @@ struct OverlappedPromotionMma : Base {
     Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
     Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
     constexpr int kBlocks = size<2>(decltype(tCrA){});                     // MMAs (k-blocks of 32) per k-tile
-    // k-tiles per promotion group: the interval (MMAs) in k-tiles, at least one.
-    const int group_tiles = cute::max(1, int(params.mma_promotion_interval) / kBlocks);
 
-    Tensor part0 = make_fragment_like(accum);  // partial sums of the even promotion groups
-    Tensor part1 = make_fragment_like(accum);  // and of the odd ones
+    Tensor part0 = make_fragment_like(accum);  // the partials of even and odd k-tiles of a loop trip
+    Tensor part1 = make_fragment_like(accum);
     clear(accum);
-    warpgroup_fence_operand(accum);
+    clear(part1);  // "the previous trip's last partial" before the first trip
     PipelineState smem_pipe_release = smem_pipe_read;
 
-    // Issues the next k-tile's MMAs into `part` (`fresh`: they start its partial) and waits until only
-    // they are in flight.
-    auto issue = [&](auto& part, bool fresh) {
+    auto issue = [&](auto& part) {  // the next k-tile's MMAs into `part`, starting it afresh
       auto token = pipeline.consumer_try_wait(smem_pipe_read);
       pipeline.consumer_wait(smem_pipe_read, token);
       const int stage = smem_pipe_read.index();
       warpgroup_fence_operand(part);
       warpgroup_arrive();
-      tiled_mma.accumulate_ = fresh ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
+      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
       CUTLASS_PRAGMA_UNROLL
       for (int kb = 0; kb < kBlocks; ++kb) {
         cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), part);
         tiled_mma.accumulate_ = GMMA::ScaleOut::One;
       }
       warpgroup_commit_batch();
-      warpgroup_wait<1>();
-      warpgroup_fence_operand(part);
       ++smem_pipe_read;
-    };
-    auto release = [&] {  // the k-tile before the one in flight is done: its stage goes back to the producer
-      pipeline.consumer_release(smem_pipe_release);
-      ++smem_pipe_release;
     };
     auto promote = [&](auto& part) {
       warpgroup_fence_operand(part);
@@ -93,37 +84,34 @@ struct OverlappedPromotionMma : Base {
       for (int j = 0; j < size(accum); ++j) accum(j) += part(j);
       warpgroup_fence_operand(accum);
     };
-    // The rest of a group after its first k-tile: in flight, entering and leaving, this partial only.
-    int t = 0;  // k-tiles issued
-    auto finish_group = [&](auto& part) {
-      for (int i = 1; i < group_tiles && t < k_tile_count; ++i, ++t) {
-        issue(part, false);
-        release();
-      }
+    auto release = [&] {  // the k-tile before the newest is done: its stage goes back to the producer
+      pipeline.consumer_release(smem_pipe_release);
+      ++smem_pipe_release;
     };
 
-    issue(part0, true);  // group 0: nothing before it to promote
-    ++t;
-    finish_group(part0);
-    bool last_in_part0 = true;
-    while (t < k_tile_count) {  // in flight here: part0's last k-tile
-      issue(part1, true);       // a group of part1; part0's group is done
-      ++t;
-      promote(part0);
-      release();
-      finish_group(part1);
-      last_in_part0 = false;
-      if (t >= k_tile_count) break;
-      issue(part0, true);
-      ++t;
-      promote(part1);
-      release();
-      finish_group(part0);
-      last_in_part0 = true;
+    int t = 0;  // k-tiles issued
+    for (; t + kUnroll <= k_tile_count; t += kUnroll) {  // nothing in flight at the top
+      issue(part0);
+      promote(part1);  // the previous trip's last k-tile, finished by its drain
+      if (t > 0) release();
+      CUTLASS_PRAGMA_UNROLL
+      for (int u = 1; u < kUnroll; ++u) {
+        if (u % 2) issue(part1);
+        else issue(part0);
+        warpgroup_wait<1>();  // k-tile u - 1 is done, u runs
+        if (u % 2) promote(part0);
+        else promote(part1);
+        release();
+      }
+      warpgroup_wait<0>();
     }
-    warpgroup_wait<0>();  // leaving: either partial may be in flight
-    if (last_in_part0) promote(part0);
-    else promote(part1);
+    promote(part1);  // the last trip's last k-tile (zeros if there was no trip)
+    for (; t < k_tile_count; ++t) {  // fewer than kUnroll k-tiles left: one at a time, drained
+      issue(part0);
+      if (t > 0) release();
+      warpgroup_wait<0>();
+      promote(part0);
+    }
   }
 };
 

@@ -9,10 +9,8 @@ namespace cutlass_gemm::kernels {
 
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 // kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
-// MmaN > 0: each warpgroup's N split into MMA atoms MmaN wide (common.cuh SplitMmaN).
 template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
-          int MmaN = 0>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true>
 struct Gemm16 {
   using ElementA = typename Element<kIn>::type;                      // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -26,12 +24,11 @@ struct Gemm16 {
   static constexpr bool kAct = kAct_;
   using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
   using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
-  using CollectiveMainloop = typename SplitMmaN<
+  using CollectiveMainloop =
       CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K] (b if swapped), K contiguous
                             ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K] (a)
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Mainloop>,
-      MmaN>::type;
+                            typename Schedule::Mainloop>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
