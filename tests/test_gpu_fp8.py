@@ -247,10 +247,8 @@ print("ok", len(promoted))
 @pytest.mark.parametrize("interval", ["4", "12", "64"])
 def test_promotion_interval_keeps_results(interval):
     """Every promoted FP8 kernel stays within the accurate mode's bounds under other promotion intervals
-    (CUTLASS_GEMM_FP8_PROMOTION_INTERVAL, read once per process; the overlapped kernels promote every k-tile
-    whatever it says): every k-tile (4), groups of 3 k-tiles cut short at 520 / 1408 (12), one group longer
-    than K = 520 (64). K = 520 / 1408 / 4096 are 5 / 11 / 32 k-tiles: the overlapped loop's 4-tile trips and
-    its remainder of 1 / 3 / 0."""
+    (CUTLASS_GEMM_FP8_PROMOTION_INTERVAL, read once per process): every k-tile (4), groups of 3 k-tiles cut
+    short at K = 520 / 1408 (5 / 11 k-tiles; 12), one group longer than K = 520 (64)."""
     import os
     import subprocess
     import sys

@@ -80,15 +80,12 @@ def kernel_type(k) -> str:
     if not k.activation and k.scale == "blockwise":
         raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit and "
                                   "tensor/row/column FP8 kernels only")
-    if k.overlap and (k.arch, k.scale, k.accum) != (90, "tensor_row_col", "promoted"):
-        raise NotImplementedError(f"{k.name}: overlapped promotion is built for SM90 promoted FP8 kernels only")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
     # The optional template arguments, in order; each one written implies every one before it.
     optional = [
         (k.scheduler == "streamk", "StreamK" if k.scheduler == "streamk" else "cutlass::gemm::PersistentScheduler"),
         (k.swap_ab, "SwapAB" if k.swap_ab else "Normal"),
         (not k.activation, "true" if k.activation else "false"),
-        (k.overlap, "true" if k.overlap else "false"),
     ]
     last = max((i for i, (needed, _) in enumerate(optional) if needed), default=-1)
     for _, arg in optional[: last + 1]:

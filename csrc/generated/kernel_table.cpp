@@ -68,10 +68,6 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop __attrib
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x64_c2x1_pingpong_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -155,10 +151,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop},
     {"sm90_bf16_t64x16x128_c1x1_pingpong_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x128_c1x1_pingpong_swapab},
     {"sm90_bf16_t64x16x64_c2x1_pingpong_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x64_c2x1_pingpong_swapab},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact},
-    {"sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -177,8 +169,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 84;
-const uint64_t kKernelTableHash = 8583306284169354203ull;
+const int kNumKernels = 80;
+const uint64_t kKernelTableHash = 18046760878893845483ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -245,10 +237,6 @@ const KernelGrid kKernelGrids[] = {
     {128, 112, false, false},  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     {64, 16, true, false},  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
     {64, 16, true, false},  // sm90_bf16_t64x16x64_c2x1_pingpong_swapab
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact
-    {64, 128, false, false},  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -333,10 +321,6 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     true,  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
     true,  // sm90_bf16_t64x16x64_c2x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap
-    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact
-    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact
-    true,  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -369,13 +353,17 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_fast_t128x112x128_c1x1_coop_noact", "cuBLAS's 112-wide FP8 tile as a CUTLASS cooperative kernel: 1.47-2.85x the best kernel's time at every shape of the session-14 row and per-tensor sweeps (512x10240x8192 per-tensor: 1.79x)"},
     {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_coop_swapab_streamk", "never 2% faster than the swapped 128x16 ping-pong at any shape of four session-15 blockwise sweeps; forced stream-K made 64x2112x7168 slower (15.5 us against 13.5 data-parallel): the small-M time is per-SM operand traffic plus a fixed ~4 us per call, not SM count"},
     {"sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab_streamk", "never 2% faster than the kept swapped tiles at any shape of four session-15 blockwise sweeps (64x2112x7168: 16.1-17.1 us under every decomposition against the 128x16 ping-pong's 13.6)"},
-    {"sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact", "the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps (sweeps/sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: twin/split 0.90-1.38, median 0.99; same registers, no spills)"},
-    {"sm90_bf16_t128x256x64_c2x1_coop_mma64x128", "the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps (sweeps/sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: twin/split 0.90-1.38, median 0.99; same registers, no spills)"},
-    {"sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact", "the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps (sweeps/sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: twin/split 0.90-1.38, median 0.99; same registers, no spills)"},
+    {"sm90_bf16_t128x256x64_c2x1_coop_mma64x128_noact", "the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps (bench/results/experiments/s19_sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: twin/split 0.90-1.38, median 0.99; same registers, no spills)"},
+    {"sm90_bf16_t128x256x64_c2x1_coop_mma64x128", "the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps (bench/results/experiments/s19_sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: twin/split 0.90-1.38, median 0.99; same registers, no spills)"},
+    {"sm90_bf16_t64x256x64_c2x1_pingpong_mma64x128_noact", "the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps (bench/results/experiments/s19_sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: twin/split 0.90-1.38, median 0.99; same registers, no spills)"},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap", "promoted FP8 with each k-tile's promotion run under the next k-tile's MMAs (two partials in alternation, 4-k-tile trips with one drain each): 0.94-1.03x its CUTLASS-mainloop twin's time in the session-19 sweeps (bench/results/experiments/s19_sweep_*_ovl.json, row accurate plain and fused, M 128-8192; the 64x128 ping-pong 0.94-1.05x): the promotion bubble is not what keeps the tensor pipe at 71%"},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact", "promoted FP8 with each k-tile's promotion run under the next k-tile's MMAs (two partials in alternation, 4-k-tile trips with one drain each): 0.94-1.03x its CUTLASS-mainloop twin's time in the session-19 sweeps (bench/results/experiments/s19_sweep_*_ovl.json, row accurate plain and fused, M 128-8192; the 64x128 ping-pong 0.94-1.05x): the promotion bubble is not what keeps the tensor pipe at 71%"},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact", "promoted FP8 with each k-tile's promotion run under the next k-tile's MMAs (two partials in alternation, 4-k-tile trips with one drain each): 0.94-1.03x its CUTLASS-mainloop twin's time in the session-19 sweeps (bench/results/experiments/s19_sweep_*_ovl.json, row accurate plain and fused, M 128-8192; the 64x128 ping-pong 0.94-1.05x): the promotion bubble is not what keeps the tensor pipe at 71%"},
+    {"sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap", "promoted FP8 with each k-tile's promotion run under the next k-tile's MMAs (two partials in alternation, 4-k-tile trips with one drain each): 0.94-1.03x its CUTLASS-mainloop twin's time in the session-19 sweeps (bench/results/experiments/s19_sweep_*_ovl.json, row accurate plain and fused, M 128-8192; the 64x128 ping-pong 0.94-1.05x): the promotion bubble is not what keeps the tensor pipe at 71%"},
     {"sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.26-2.33x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.26x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.22-2.24x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.30x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 16;
+const int kNumRetired = 20;
 
 }  // namespace cutlass_gemm

@@ -17,10 +17,4 @@ const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop = ScaledGemm<DT
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<false>>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_overlap = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, true, true>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, true>::fns;
-
 }  // namespace cutlass_gemm::kernels

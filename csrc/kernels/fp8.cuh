@@ -22,105 +22,10 @@ template <int Stages, class ClusterShape, class KernelSchedule>
 struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, ClusterShape, KernelSchedule>>
     : std::true_type {};
 
-// CUTLASS's promoted FP8 mainloop with the promotions taken off the tensor pipe's critical path.
-// CUTLASS sums a promotion interval's MMAs into one FP32 partial, then waits for every MMA in flight
-// (wgmma.wait_group 0) and adds the partial to the accumulator while the tensor pipe idles (ncu,
-// session 18: 71% busy against cuBLAS's 85% on the same tile). Here each k-tile (128 K) is its own
-// promotion group, in two partials that alternate: k-tile u + 1 is issued into one partial, then k-tile
-// u's (the other) is waited for (wait_group 1) and added while u + 1's MMAs run. ptxas keeps wgmma
-// asynchronous only if no accumulator is read while a wgmma group issued across a loop back-edge is in
-// flight (else it serializes every wgmma: C7514), so the loop runs kUnroll k-tiles in straight-line code
-// and drains (wait_group 0) once at its end: one tensor-pipe bubble per kUnroll k-tiles, with no FP32
-// adds in it. Promotion every 128 K is cuBLAS's interval (CUTLASS_GEMM_FP8_PROMOTION_INTERVAL is
-// CUTLASS's mainloop's knob; these kernels promote at least that often). Costs a third accumulator-
-// sized fragment of registers (128x128 coop: 3 x 64 per thread).
-template <class Base, int kUnroll = 4>
-struct OverlappedPromotionMma : Base {
-  static_assert(kUnroll >= 2 && kUnroll % 2 == 0, "the partials alternate: an even number of k-tiles per loop trip");
-  using typename Base::MainloopPipeline;
-  using typename Base::Params;
-  using typename Base::PipelineState;
-  using typename Base::TensorStorage;
-  using typename Base::TiledMma;
-
-  template <class FrgTensorC>
-  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
-                          int thread_idx, TensorStorage& shared_tensors, Params const&) {
-    constexpr int kThreadsPerWarpGroup = cutlass::NumThreadsPerWarpGroup;
-    constexpr int kWarpGroups = size(TiledMma{}) / kThreadsPerWarpGroup;
-    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), typename Base::SmemLayoutA{});  // (M,K,PIPE)
-    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), typename Base::SmemLayoutB{});  // (N,K,PIPE)
-    const int warp_group = __shfl_sync(0xffffffff, thread_idx / kThreadsPerWarpGroup, 0);
-    TiledMma tiled_mma;
-    auto thread_mma = tiled_mma.get_slice(make_layout(Int<kWarpGroups>{}, Int<kThreadsPerWarpGroup>{})(warp_group));
-    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
-    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
-    constexpr int kBlocks = size<2>(decltype(tCrA){});                     // MMAs (k-blocks of 32) per k-tile
-
-    Tensor part0 = make_fragment_like(accum);  // the partials of even and odd k-tiles of a loop trip
-    Tensor part1 = make_fragment_like(accum);
-    clear(accum);
-    clear(part1);  // "the previous trip's last partial" before the first trip
-    PipelineState smem_pipe_release = smem_pipe_read;
-
-    auto issue = [&](auto& part) {  // the next k-tile's MMAs into `part`, starting it afresh
-      auto token = pipeline.consumer_try_wait(smem_pipe_read);
-      pipeline.consumer_wait(smem_pipe_read, token);
-      const int stage = smem_pipe_read.index();
-      warpgroup_fence_operand(part);
-      warpgroup_arrive();
-      tiled_mma.accumulate_ = GMMA::ScaleOut::Zero;
-      CUTLASS_PRAGMA_UNROLL
-      for (int kb = 0; kb < kBlocks; ++kb) {
-        cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), part);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
-      ++smem_pipe_read;
-    };
-    auto promote = [&](auto& part) {
-      warpgroup_fence_operand(part);
-      CUTLASS_PRAGMA_UNROLL
-      for (int j = 0; j < size(accum); ++j) accum(j) += part(j);
-      warpgroup_fence_operand(accum);
-    };
-    auto release = [&] {  // the k-tile before the newest is done: its stage goes back to the producer
-      pipeline.consumer_release(smem_pipe_release);
-      ++smem_pipe_release;
-    };
-
-    int t = 0;  // k-tiles issued
-    for (; t + kUnroll <= k_tile_count; t += kUnroll) {  // nothing in flight at the top
-      issue(part0);
-      promote(part1);  // the previous trip's last k-tile, finished by its drain
-      if (t > 0) release();
-      CUTLASS_PRAGMA_UNROLL
-      for (int u = 1; u < kUnroll; ++u) {
-        if (u % 2) issue(part1);
-        else issue(part0);
-        warpgroup_wait<1>();  // k-tile u - 1 is done, u runs
-        if (u % 2) promote(part0);
-        else promote(part1);
-        release();
-      }
-      warpgroup_wait<0>();
-    }
-    promote(part1);  // the last trip's last k-tile (zeros if there was no trip)
-    for (; t < k_tile_count; ++t) {  // fewer than kUnroll k-tiles left: one at a time, drained
-      issue(part0);
-      if (t > 0) release();
-      warpgroup_wait<0>();
-      promote(part0);
-    }
-  }
-};
-
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 // kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
-// kOverlap: the promoted mainloop with overlapped promotion (OverlappedPromotionMma).
 template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
-          bool kOverlap = false>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
   using ElementB = typename Element<kB>::type;                       // B element
@@ -136,15 +41,11 @@ struct ScaledGemm {
   using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
   using MmaB = cute::conditional_t<Orient::kSwap, ElementA, ElementB>;
-  using BuilderMainloop =
+  using CollectiveMainloop =
       CollectiveMainloopFor<MmaA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
                             MmaB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Mainloop>;
-  static_assert(!kOverlap || IsPromotedFp8<typename BuilderMainloop::DispatchPolicy>::value,
-                "overlapped promotion is a variant of the promoted SM90 FP8 mainloop");
-  using CollectiveMainloop =
-      cute::conditional_t<kOverlap, OverlappedPromotionMma<BuilderMainloop>, BuilderMainloop>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
