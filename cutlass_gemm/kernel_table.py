@@ -381,13 +381,14 @@ _WAVE_FIT = ("a tile whose count at N = 10240 fills 132 SMs in whole waves (128 
              "wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)")
 
 _SPLIT_MMA = ("the large bf16 tiles with two 64x128 wgmmas per warpgroup, as cuBLAS's 2048^3 kernel issues them, where "
-              "CUTLASS's builder issues one 64x256: no consistent gain over the one-atom twin in the session-19 sweeps "
-              "(bench/results/experiments/s19_sweep_bf16*_split.json, 11 plain and 6 fused shapes, M 512-8192: "
-              "twin/split 0.90-1.38, median 0.99; same registers, no spills)")
+              "CUTLASS's builder issues one 64x256: twin time / split time 0.90-1.38, median 1.00, over 39 (kernel, shape) "
+              "pairs of the session-19 sweeps (bench/results/experiments/s19_sweep_bf16*_split.json, 11 plain and 6 fused "
+              "shapes, M 512-8192; the extremes on single-round shapes); same registers, no spills")
 _OVERLAP = ("promoted FP8 with each k-tile's promotion run under the next k-tile's MMAs (two partials in alternation, "
-            "4-k-tile trips with one drain each): 0.94-1.03x its CUTLASS-mainloop twin's time in the session-19 sweeps "
-            "(bench/results/experiments/s19_sweep_*_ovl.json, row accurate plain and fused, M 128-8192; the 64x128 "
-            "ping-pong 0.94-1.05x): the promotion bubble is not what keeps the tensor pipe at 71%")
+            "4-k-tile trips with one drain each): twin time / overlapped time 0.88-1.08, median 0.99, for the coop tiles "
+            "and 0.94-1.05, median 1.03, for the 64x128 ping-pong (0.98 at 128x8192x8192, where the rules pick it) in the "
+            "session-19 sweeps (bench/results/experiments/s19_sweep_row_acc*_ovl.json, row accurate plain and fused, "
+            "M 128-8192): the promotion bubble is not what keeps the coop tile's tensor pipe at 71%")
 
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
