@@ -81,15 +81,12 @@ def kernel_type(k) -> str:
         raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit and "
                                   "tensor/row/column FP8 kernels only")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
-    # The optional template arguments, in order; each one written implies every one before it.
-    optional = [
-        (k.scheduler == "streamk", "StreamK" if k.scheduler == "streamk" else "cutlass::gemm::PersistentScheduler"),
-        (k.swap_ab, "SwapAB" if k.swap_ab else "Normal"),
-        (not k.activation, "true" if k.activation else "false"),
-    ]
-    last = max((i for i, (needed, _) in enumerate(optional) if needed), default=-1)
-    for _, arg in optional[: last + 1]:
-        shape += f", {arg}"
+    if k.scheduler == "streamk" or k.swap_ab or not k.activation:
+        shape += ", StreamK" if k.scheduler == "streamk" else ", cutlass::gemm::PersistentScheduler"
+    if k.swap_ab or not k.activation:
+        shape += ", SwapAB" if k.swap_ab else ", Normal"
+    if not k.activation:
+        shape += ", false"
     if k.scale == "none":
         return f"Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
     if k.scale == "tensor_row_col":
