@@ -631,7 +631,7 @@ def test_competitor_kernels_names_both_sides(capsys):
 def test_bench_results_ran_the_kernels_the_shipped_rules_pick():
     """Every row of the committed H200 tables names the kernel that configs.explain gives for it
     today: re-deriving the rules without regenerating the tables fails here (the torch.compile
-    folder is a separate, older run and says so in the README)."""
+    folder is a separate one-round run, with its own commit in the README)."""
     from cutlass_gemm import configs
 
     files = [f for f in sorted(os.listdir(os.path.join(ROOT, "bench", "results")))
