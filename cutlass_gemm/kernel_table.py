@@ -389,6 +389,10 @@ _OVERLAP = ("promoted FP8 with each k-tile's promotion run under the next k-tile
             "and 0.94-1.05, median 1.03, for the 64x128 ping-pong (0.98 at 128x8192x8192, where the rules pick it) in the "
             "session-19 sweeps (bench/results/experiments/s19_sweep_row_acc*_ovl.json, row accurate plain and fused, "
             "M 128-8192): the promotion bubble is not what keeps the coop tile's tensor pipe at 71%")
+_FIXED_ACT = ("the activation compiled in instead of the run-time switch (bias + residual, two rounds each, "
+              "bench/results/experiments/s20_act_fixed_vs_runtime.json): fixed / switch time 0.95-0.98 on the 128x256 c2x1 "
+              "coop tile (gelu at 2048^3, 4096^3, 2048x8192x8192), 0.99-1.04 on the 128x128 c1x2 ping-pong (gelu, silu at "
+              "4096^3, 512 and 2048x8192x8192): a few percent at most, for a kernel per activation")
 
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
@@ -429,6 +433,9 @@ RETIRED: Dict[str, str] = {
     "sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_overlap_noact": _OVERLAP,
     "sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_overlap_noact": _OVERLAP,
     "sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong_overlap": _OVERLAP,
+    "sm90_bf16_t128x256x64_c2x1_coop_fixgelu": _FIXED_ACT,
+    "sm90_bf16_t128x128x64_c1x2_pingpong_fixgelu": _FIXED_ACT,
+    "sm90_bf16_t128x128x64_c1x2_pingpong_fixsilu": _FIXED_ACT,
     "sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop": _WAVE_FIT.format("1.26-2.33x", "row, 128x10240x8192: 1.26x"),
     "sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop": _WAVE_FIT.format("1.22-2.24x", "row, 128x10240x8192: 1.30x"),
 }

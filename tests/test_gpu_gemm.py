@@ -64,6 +64,42 @@ def test_every_kernel_forced(kernel):
             cutlass_gemm.gemm(p.a, p.b, config=kernel.name, **p.kwargs())
 
 
+# Pre-activations from -1e4 to 1e4, through silu's band where 1 + e^-x passes 2^126 (-88.7 < x < -87.3)
+# and exp overflows (x < -88.7): a = diag(v) times b = I puts each value on the diagonal exactly.
+EXTREMES = [-1e4, -1e3, -100.0, -88.5, -88.0, -87.5, -50.0, -20.0, -10.0, -5.0, -3.0, -1.0, -0.5, -1e-3, 0.0,
+            1e-3, 0.5, 1.0, 3.0, 5.0, 10.0, 20.0, 50.0, 88.0, 100.0, 1e3, 1e4]
+ACT_FNS = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
+           "gelu_tanh": lambda t: torch.nn.functional.gelu(t, approximate="tanh")}
+ACT_KERNELS = [k for k in KERNELS if k.activation]
+
+
+@pytest.mark.parametrize("kernel", ACT_KERNELS, ids=[k.name for k in ACT_KERNELS])
+def test_activations_at_extreme_inputs(kernel):
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.a]
+    out_dtype = torch.float32 if kernel.out == "f32" else dtype
+    v = torch.tensor(EXTREMES, dtype=torch.float64)
+    if dtype == torch.float16:
+        v = v.clamp(-6e4, 6e4)
+    n = len(EXTREMES)
+    a = torch.diag(v).to(dtype).to(DEV)
+    b = torch.eye(n, dtype=dtype, device=DEV)
+    x = torch.diag(a.double())  # the values as the kernel sees them (rounded to the input dtype)
+    for act, fn in ACT_FNS.items():
+        poison_next_output(n * n, DEV)
+        out = cutlass_gemm.gemm(a, b, activation=act, out_dtype=None if out_dtype == dtype else out_dtype,
+                                config=kernel.name)
+        ref = fn(torch.diag(x)).to(out_dtype)  # float64, rounded once to the output dtype
+        # The epilogue's float32 math errs by a fraction of the input's size: 1 + erf(z) cancels for
+        # negative z (as in torch's own CUDA gelu), tanh.approx errs by 2^-11; silu's __fdividef gives 0
+        # for -88.7 < x < -87.3 (true |silu| < 1e-36). On top, the output's rounding.
+        per_x = 3e-4 if act == "gelu_tanh" else 1e-7
+        rtol = torch.finfo(out_dtype).eps if out_dtype != torch.float32 else 1e-6
+        got, want = out.double().cpu(), ref.double()
+        bad = (got - want).abs() > rtol * want.abs() + per_x * torch.diag(x).abs()
+        assert not bad.any(), (f"{kernel.name} {act}: at x = {torch.diag(x)[bad].tolist()[:4]} got "
+                               f"{got[bad].tolist()[:4]}, expected {want[bad].tolist()[:4]}")
+
+
 STREAMK = [k for k in KERNELS if k.scheduler == "streamk"]
 
 
