@@ -83,7 +83,7 @@ def test_activations_at_extreme_inputs(kernel):
     n = len(EXTREMES)
     a = torch.diag(v).to(dtype).to(DEV)
     b = torch.eye(n, dtype=dtype, device=DEV)
-    x = torch.diag(a.double())  # the values as the kernel sees them (rounded to the input dtype)
+    x = torch.diag(a.double()).cpu()  # the values as the kernel sees them (rounded to the input dtype)
     for act, fn in ACT_FNS.items():
         poison_next_output(n * n, DEV)
         out = cutlass_gemm.gemm(a, b, activation=act, out_dtype=None if out_dtype == dtype else out_dtype,
