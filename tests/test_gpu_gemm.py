@@ -8,6 +8,7 @@ import torch
 import cutlass_gemm
 from cutlass_gemm import configs
 from cutlass_gemm import kernel_table as kt
+from cutlass_gemm._reference import ACTIVATION_FNS
 from conftest import GPU_ARCH
 from gemm_checks import (BAD_GEMM_INPUTS, LLAMA3_70B_NK, ODD, check_result, check_writer_then_gemm,
                          device_mismatch_cases, make_problem, poison_next_output)
@@ -68,8 +69,6 @@ def test_every_kernel_forced(kernel):
 # and exp overflows (x < -88.7): a = diag(v) times b = I puts each value on the diagonal exactly.
 EXTREMES = [-1e4, -1e3, -100.0, -88.5, -88.0, -87.5, -50.0, -20.0, -10.0, -5.0, -3.0, -1.0, -0.5, -1e-3, 0.0,
             1e-3, 0.5, 1.0, 3.0, 5.0, 10.0, 20.0, 50.0, 88.0, 100.0, 1e3, 1e4]
-ACT_FNS = {"relu": torch.relu, "gelu": torch.nn.functional.gelu, "silu": torch.nn.functional.silu,
-           "gelu_tanh": lambda t: torch.nn.functional.gelu(t, approximate="tanh")}
 ACT_KERNELS = [k for k in KERNELS if k.activation]
 
 
@@ -84,7 +83,7 @@ def test_activations_at_extreme_inputs(kernel):
     a = torch.diag(v).to(dtype).to(DEV)
     b = torch.eye(n, dtype=dtype, device=DEV)
     x = torch.diag(a.double()).cpu()  # the values as the kernel sees them (rounded to the input dtype)
-    for act, fn in ACT_FNS.items():
+    for act, fn in ACTIVATION_FNS.items():
         poison_next_output(n * n, DEV)
         out = cutlass_gemm.gemm(a, b, activation=act, out_dtype=None if out_dtype == dtype else out_dtype,
                                 config=kernel.name)
