@@ -150,9 +150,10 @@ def _round_trip(tmp_path, device, kind):
     retry = _aoti_phase(tmp_path, device, kind, "load", env) if env else None
     if retry is not None and retry.returncode == 0 and "AOTI OK" in retry.stdout:
         return True, "ok with the system libstdc++ preloaded"
+    last = retry if retry is not None else r  # the preloaded attempt's error is the informative one on the H200 image
     return False, (f"compiled; load+run rc={r.returncode} (reached: {'loaded' if 'loaded' in r.stdout else 'nothing'}), "
                    f"with the system libstdc++ preloaded: {'no g++' if retry is None else f'rc={retry.returncode}'}; "
-                   f"{r.stderr[-1500:]}")
+                   f"{last.stderr[-1500:]}")
 
 
 @pytest.mark.parametrize("device", DEVICES)
