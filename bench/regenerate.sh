@@ -5,7 +5,7 @@
 #   no torch.compile column. fused: FP8 row-scaled bias+GELU+residual against the eager pipeline
 #   (_scaled_mm + gelu + add). odd: the shapes no tile divides (fallback paths), same competitors.
 # compile: square gemm bias_gelu_residual with the torch.compile max-autotune column (minutes per
-#   shape, so one suite; it rewrites that suite's files with the extra column).
+#   shape, so one suite), written to OUT/compile so that it never overwrites core's table of that suite.
 # Every shape is timed in ROUNDS rounds (default 3) on new inputs, the contender order reversed every
 # other round, geometric mean of the rounds per contender (python -m bench --rounds; notes/timing.md).
 # Parts fit one 10-minute call each on the H200. On a machine that got a copied tree, name the
@@ -31,7 +31,7 @@ for part in $PARTS; do
       python -m bench --suite odd --op scaled_mm --scale row --accumulate accurate --epilogue bias --no-compile $R --out "$OUT"
       ;;
     compile)
-      python -m bench --suite square --op gemm --epilogue bias_gelu_residual $R --out "$OUT"
+      python -m bench --suite square --op gemm --epilogue bias_gelu_residual $R --out "$OUT/compile"
       ;;
     *)
       echo "regenerate.sh: unknown part '$part' (expected core, fused, odd or compile)" >&2

@@ -33,6 +33,11 @@ ladder), or they span at least PDL_MIN_NK distinct (N, K). A global ladder rule 
 gets a copy with PDL for each (N, K) whose shapes in its M range (at least PDL_MIN_M distinct M) all
 qualify, placed just before it (same kernel and M range: only the launch differs). Fused rules get it
 only from fused tables.
+Before any of that, the head-to-head A/B files in --ab (default bench/results/ab; `python -m bench.ab`)
+overrule the sweeps at their shapes: the A/B's winner (lowest median over its rounds) counts as that
+shape's best kernel (its time set just under the row's fastest) and each other contender at least its
+A/B ratio behind the winner. A sweep's single round ranks kernels within a few percent by chance; the
+A/B's alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks lost theirs).
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
 """
@@ -51,6 +56,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
 DEFAULT_PDL = os.path.join(ROOT, "bench", "results", "pdl_ab")
+DEFAULT_AB = os.path.join(ROOT, "bench", "results", "ab")
+AB_UNDER = 0.999  # an A/B winner's time as a fraction of its row's fastest
 PDL_GAIN = 0.97  # PDL's time / no-PDL time a rule's every measured shape must reach
 PDL_MIN_NK = 3  # distinct (N, K) an unbounded (global ladder) rule needs measured before it takes PDL
 PDL_MIN_M = 2  # distinct M one (N, K) needs measured in a global rule's M range for its own PDL copy
@@ -111,16 +118,69 @@ def epilogue_name_class(epilogue: object) -> str:
     return "fused" if any(p in str(epilogue).split("_") for p in FUSED_PARTS) else "any"
 
 
-def _rows_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dict]:
+def _rows_by_family(sweeps: Sequence[dict], abs_: Sequence[dict] = ()) -> Dict[Tuple[str, str], dict]:
     """(label, epilogue class) -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped).
     A shape measured more than once (in two suites of one sweep, or in repeated sweeps) becomes one
-    row: each kernel's median time over the measurements that timed it."""
+    row: each kernel's median time over the measurements that timed it; then the A/B verdicts apply."""
     fams = _measurements_by_family(sweeps)
     for f in fams.values():
-        del f["gpu"]
         f["rows"] = [(m, n, k, {name: statistics.median(ts[name]) for name in sorted(ts)})
                      for (m, n, k), ts in f.pop("measured").items()]
+    for ab in abs_:
+        apply_ab(fams, ab)
+    for f in fams.values():
+        del f["gpu"]
     return fams
+
+
+def check_ab(ab: object, where: str) -> None:
+    """A bench/ab.py document, or SystemExit saying what is wrong with it."""
+    rows = ab.get("rows") if isinstance(ab, dict) else None
+    if not isinstance(rows, list) or not rows:
+        raise SystemExit(f"derive_rules: {where}: expected a bench/ab.py JSON object with a non-empty 'rows' list")
+    for i, row in enumerate(rows):
+        rounds = row.get("us_rounds") if isinstance(row, dict) else None
+        ok = isinstance(row, dict) and all(type(row.get(a)) is int and row[a] > 0 for a in ("m", "n", "k")) \
+            and isinstance(rounds, dict) and len(rounds) >= 2 and all(
+                isinstance(ts, list) and len(ts) >= 2 and all(isinstance(t, (int, float)) and t > 0 for t in ts)
+                for ts in rounds.values())
+        if not ok:
+            raise SystemExit(f"derive_rules: {where}: row {i}: expected positive int m, n, k and 'us_rounds' "
+                             f"{{launch: [microseconds, ...] (2 or more)}} for 2 or more launches, got {row!r}"[:400])
+        for launch in rounds:
+            if launch.partition("+")[0] not in kt.KERNEL_IDS:
+                raise SystemExit(f"derive_rules: {where}: row {i}: kernel {launch!r} is not in kernel_table.py")
+
+
+def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> None:
+    """Each A/B row's verdict into its family's row of the same shape (see the module docstring)."""
+    ep, where = epilogue_class(ab), ab.get("path", "an A/B file")
+    for row in ab["rows"]:
+        med: Dict[str, float] = {}
+        for launch, ts in row["us_rounds"].items():  # "+pdl": how it was launched; PDL itself is --pdl's to decide
+            name = launch.partition("+")[0]
+            med[name] = min(med.get(name, math.inf), statistics.median(ts))
+        labels = {kt.KERNELS[kt.KERNEL_IDS[name]].family_label for name in med}
+        shape = (row["m"], row["n"], row["k"])
+        f = fams.get((labels.pop(), ep)) if len(labels) == 1 else None
+        if f is None:
+            raise SystemExit(f"derive_rules: {where}: {shape}: expected kernels of one family that the sweeps "
+                             f"cover with this epilogue ({ep}), got {sorted(med)}")
+        if ab.get("gpu") != f["gpu"]:
+            raise SystemExit(f"derive_rules: {where}: measured on {ab.get('gpu')!r}, the sweeps on {f['gpu']!r}")
+        i = next((i for i, r in enumerate(f["rows"]) if r[:3] == shape), None)
+        if i is None or not set(med) <= set(f["rows"][i][3]):
+            raise SystemExit(f"derive_rules: {where}: {shape}: expected a sweep row timing {sorted(med)} there")
+        t = dict(f["rows"][i][3])
+        win = min(med, key=lambda name: (med[name], name))
+        t[win] = AB_UNDER * min(t.values())
+        for name in med:
+            if name != win:
+                t[name] = max(t[name], t[win] * med[name] / med[win])
+        f["rows"][i] = (*shape, t)
+        src = os.path.basename(where)
+        if src not in f["sources"]:
+            f["sources"].append(src)
 
 
 def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dict]:
@@ -274,9 +334,9 @@ def assign_pdl(doc: dict, samples: Sequence[tuple], report: List[str]) -> None:
                           + ", ".join(f"rule {i} {min(got[i]):.2f}-{max(got[i]):.2f}" for i in sorted(got)) + ")")
 
 
-def derive(sweeps: Sequence[dict], current: dict, tolerance: float) -> Tuple[dict, List[str]]:
+def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequence[dict] = ()) -> Tuple[dict, List[str]]:
     """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
-    fams = _rows_by_family(sweeps)
+    fams = _rows_by_family(sweeps, abs_)
     for (label, ep), f in list(fams.items()):
         # A family swept without an activation only: calls with one cannot run its kernels that lack the
         # activation node, so they get a ladder of its other kernels (else they would fall past those rules).
@@ -324,6 +384,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if --out differs from what the sweeps give")
     ap.add_argument("--pdl", default=DEFAULT_PDL, help="folder of the PDL A/B (off_<run>/, on_<run>/); '' = no rule "
                     "launches with PDL")
+    ap.add_argument("--ab", default=DEFAULT_AB, help="folder of bench/ab.py results that overrule the sweeps at their "
+                    "shapes; '' = none")
     args = ap.parse_args(argv)
     if not 0 <= args.tolerance < 1:
         ap.error(f"--tolerance: expected a fraction in [0, 1), got {args.tolerance}")
@@ -342,9 +404,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if partial:  # its shapes count like any other sweep's; the rules' source says it was partial
             print(f"derive_rules: {p}: a partial sweep (bench.sweep was stopped){partial}")
         sweeps.append(sw)
+    abs_ = []
+    if args.ab:
+        if not os.path.isdir(args.ab):
+            raise SystemExit(f"derive_rules: --ab {args.ab}: expected a folder of bench/ab.py JSON files")
+        for name in sorted(f for f in os.listdir(args.ab) if f.endswith(".json")):
+            p = os.path.join(args.ab, name)
+            try:
+                with open(p) as fh:
+                    ab = json.load(fh)
+            except (OSError, ValueError) as e:
+                raise SystemExit(f"derive_rules: {p}: cannot read it as JSON ({e})")
+            check_ab(ab, p)
+            ab["path"] = p
+            abs_.append(ab)
     with open(args.out) as fh:
         current = json.load(fh)
-    doc, report = derive(sweeps, current, args.tolerance)
+    doc, report = derive(sweeps, current, args.tolerance, abs_)
     assign_pdl(doc, pdl_samples(args.pdl) if args.pdl else [], report)
     print("\n".join(report))
     text = json.dumps(doc, indent=1) + "\n"
