@@ -118,16 +118,20 @@ def epilogue_name_class(epilogue: object) -> str:
     return "fused" if any(p in str(epilogue).split("_") for p in FUSED_PARTS) else "any"
 
 
-def _rows_by_family(sweeps: Sequence[dict], abs_: Sequence[dict] = ()) -> Dict[Tuple[str, str], dict]:
+def _rows_by_family(sweeps: Sequence[dict], abs_: Sequence[dict] = (), notes: Optional[List[str]] = None
+                    ) -> Dict[Tuple[str, str], dict]:
     """(label, epilogue class) -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped).
     A shape measured more than once (in two suites of one sweep, or in repeated sweeps) becomes one
-    row: each kernel's median time over the measurements that timed it; then the A/B verdicts apply."""
+    row: each kernel's median time over the measurements that timed it; then the A/B verdicts apply
+    (what they left out goes to notes)."""
     fams = _measurements_by_family(sweeps)
     for f in fams.values():
         f["rows"] = [(m, n, k, {name: statistics.median(ts[name]) for name in sorted(ts)})
                      for (m, n, k), ts in f.pop("measured").items()]
     for ab in abs_:
-        apply_ab(fams, ab)
+        left = apply_ab(fams, ab)
+        if notes is not None:
+            notes += left
     for f in fams.values():
         del f["gpu"]
     return fams
@@ -152,9 +156,10 @@ def check_ab(ab: object, where: str) -> None:
                 raise SystemExit(f"derive_rules: {where}: row {i}: kernel {launch!r} is not in kernel_table.py")
 
 
-def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> None:
-    """Each A/B row's verdict into its family's row of the same shape (see the module docstring)."""
-    ep, where = epilogue_class(ab), ab.get("path", "an A/B file")
+def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> List[str]:
+    """Each A/B row's verdict into its family's row of the same shape (see the module docstring); what it
+    left out and why. Rows of families the sweeps do not cover are not this run's (their rules stay)."""
+    ep, where, notes = epilogue_class(ab), ab.get("path", "an A/B file"), []
     for row in ab["rows"]:
         med: Dict[str, float] = {}
         for launch, ts in row["us_rounds"].items():  # "+pdl": how it was launched; PDL itself is --pdl's to decide
@@ -162,15 +167,18 @@ def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> None:
             med[name] = min(med.get(name, math.inf), statistics.median(ts))
         labels = {kt.KERNELS[kt.KERNEL_IDS[name]].family_label for name in med}
         shape = (row["m"], row["n"], row["k"])
-        f = fams.get((labels.pop(), ep)) if len(labels) == 1 else None
+        if len(labels) != 1:
+            raise SystemExit(f"derive_rules: {where}: {shape}: expected kernels of one family, got {sorted(med)}")
+        f = fams.get((labels.pop(), ep))
         if f is None:
-            raise SystemExit(f"derive_rules: {where}: {shape}: expected kernels of one family that the sweeps "
-                             f"cover with this epilogue ({ep}), got {sorted(med)}")
-        if ab.get("gpu") != f["gpu"]:
+            continue
+        if ab.get("gpu") != f["gpu"]:  # a verdict from another GPU says nothing about this one
             raise SystemExit(f"derive_rules: {where}: measured on {ab.get('gpu')!r}, the sweeps on {f['gpu']!r}")
         i = next((i for i, r in enumerate(f["rows"]) if r[:3] == shape), None)
-        if i is None or not set(med) <= set(f["rows"][i][3]):
-            raise SystemExit(f"derive_rules: {where}: {shape}: expected a sweep row timing {sorted(med)} there")
+        if i is None or not set(med) <= set(f["rows"][i][3]):  # a row of two kernels would skew the M ladder
+            notes.append(f"  {os.path.basename(where)}: {'x'.join(map(str, shape))} left out: no sweep row times "
+                         f"{', '.join(sorted(med))} there")
+            continue
         t = dict(f["rows"][i][3])
         win = min(med, key=lambda name: (med[name], name))
         t[win] = AB_UNDER * min(t.values())
@@ -181,6 +189,7 @@ def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> None:
         src = os.path.basename(where)
         if src not in f["sources"]:
             f["sources"].append(src)
+    return notes
 
 
 def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dict]:
@@ -336,7 +345,8 @@ def assign_pdl(doc: dict, samples: Sequence[tuple], report: List[str]) -> None:
 
 def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequence[dict] = ()) -> Tuple[dict, List[str]]:
     """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
-    fams = _rows_by_family(sweeps, abs_)
+    ab_notes: List[str] = []
+    fams = _rows_by_family(sweeps, abs_, ab_notes)
     for (label, ep), f in list(fams.items()):
         # A family swept without an activation only: calls with one cannot run its kernels that lack the
         # activation node, so they get a ladder of its other kernels (else they would fall past those rules).
@@ -373,7 +383,7 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
                 report.append(f"  {name} {m}x{n}x{k}: {got} is {100 * (losses[-1] - 1):.1f}% behind the best")
         report.insert(0, f"{name}: {len(rules)} rules from {len(f['rows'])} shapes; chosen / best geomean "
                          f"{_geomean(losses):.3f}, worst {max(losses):.3f}")
-    return doc, report
+    return doc, report + ab_notes
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
