@@ -371,3 +371,83 @@ def test_a_global_rule_gets_a_pdl_copy_for_an_nk_measured_faster_across_its_m_ra
                      {"kernel": MID, "m": [1, None]}]
     dr.assign_pdl(doc, dr.pdl_samples(str(tmp_path)), [])  # idempotent: the copy now takes those shapes
     assert doc["families"][0]["rules"] == rules
+
+
+def _verdicts(rows, gpu="test", epilogue="none"):
+    """rows: {(m, n, k): {launch: [us per round]}} -> a bench/ab.py-shaped document."""
+    return {"gpu": gpu, "case": {"epilogue": epilogue}, "path": "ab_test.json",
+            "rows": [{"m": m, "n": n, "k": k, "us_rounds": r} for (m, n, k), r in rows.items()]}
+
+
+def test_an_ab_verdict_overrules_the_sweep_at_its_shape():
+    t = {(512, 8192, 8192): {SMALL: 10.0, MID: 10.1, BIG: 12.0}, (512, 8192, 28672): {SMALL: 30.0, MID: 33.0, BIG: 40.0}}
+    fam = dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]
+    assert dr.derive_family(fam["rows"], 0.03) == [{"kernel": SMALL, "m": [1, None]}]
+    # MID beat SMALL by 5% head to head at one shape: MID becomes that shape's best, SMALL 5% behind it
+    ab = _verdicts({(512, 8192, 8192): {MID: [9.0, 9.5, 9.5], SMALL + "+pdl": [10.0, 9.9, 10.0]}})
+    notes = []
+    fam = dr._rows_by_family([_sweep(t)], [ab], notes)[("sm90 bf16", "any")]
+    row = dict(((m, n, k), us) for m, n, k, us in fam["rows"])[(512, 8192, 8192)]
+    assert row[MID] == pytest.approx(dr.AB_UNDER * 10.0) and row[SMALL] == pytest.approx(row[MID] * 10.0 / 9.5)
+    assert row[BIG] == 12.0 and notes == [] and "ab_test.json" in fam["sources"]
+    rules = dr.derive_family(fam["rows"], 0.03)
+    assert dr.choose(rules, 512, 8192, 8192) == MID and dr.choose(rules, 512, 8192, 28672) == SMALL
+    # an A/B at a shape no sweep timed is reported and left out (two kernels alone would skew the M ladder)
+    notes = []
+    dr._rows_by_family([_sweep(t)], [_verdicts({(64, 8192, 8192): {MID: [1.0, 1.0], SMALL: [2.0, 2.0]}})], notes)
+    assert len(notes) == 1 and "64x8192x8192 left out" in notes[0]
+    # an A/B of a family or epilogue class the sweeps do not cover is not this run's
+    assert dr._rows_by_family([_sweep(t)], [_verdicts({(512, 8192, 8192): {MID: [1.0, 1.0], SMALL: [2.0, 2.0]}},
+                                                epilogue="bias_gelu_residual")])[("sm90 bf16", "any")]["rows"] == \
+        dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"]
+    # one measured on another GPU is refused
+    with pytest.raises(SystemExit, match="measured on 'other'"):
+        dr._rows_by_family([_sweep(t)], [_verdicts({(512, 8192, 8192): {MID: [1.0, 1.0], SMALL: [2.0, 2.0]}}, gpu="other")])
+
+
+@pytest.mark.parametrize("doc,expect", [
+    ({"rows": []}, "non-empty 'rows'"),
+    ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {MID: [1.0, 1.0]}}]}, "2 or more launches"),
+    ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {MID: [1.0], SMALL: [1.0, 2.0]}}]}, "2 or more"),
+    ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {MID: [1.0, -1.0], SMALL: [1.0, 2.0]}}]}, "microseconds"),
+    ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {"sm90_bf16_nope": [1.0, 1.0], SMALL: [1.0, 2.0]}}]},
+     "'sm90_bf16_nope' is not in kernel_table.py"),
+])
+def test_a_bad_ab_file_is_a_clear_error(doc, expect):
+    with pytest.raises(SystemExit, match=expect):
+        dr.check_ab(doc, "x.json")
+
+
+def test_shipped_ab_files_are_valid():
+    folder = os.path.join(ROOT, "bench", "results", "ab")
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name)) as fh:
+            dr.check_ab(json.load(fh), name)
+
+
+def test_ab_rows_on_the_cpu_reference(monkeypatch):
+    from bench import ab
+    from bench.cases import make_case
+
+    assert ab.parse_launch("k+pdl") == ("k", True) and ab.parse_launch("k") == ("k", False)
+    with pytest.raises(ValueError, match="KERNEL\\+pdl"):
+        ab.parse_launch("k+fast")
+    assert ab.parse_pair(f"5,24,40={SMALL},{MID}+pdl", BF16) == ((5, 24, 40), [SMALL, MID + "+pdl"])
+    for bad, expect in ((f"5,24,40={SMALL}", "KERNEL,KERNEL"), (f"5,24,40={SMALL},{SMALL}", "named twice"),
+                        ("5,24,40=sm90_f16_t128x128x64_c1x1_coop," + SMALL, "not a compiled kernel of this family")):
+        with pytest.raises(ValueError, match=expect):
+            ab.parse_pair(bad, BF16)
+    case = make_case("gemm", "bias_gelu_residual", device="cpu")
+    launched = []
+    monkeypatch.setattr(case, "launch", lambda m, n, k: launched.append(1) or _routed())
+
+    from cutlass_gemm import configs
+
+    def _routed():  # the launch the op would pick: the first user rule's
+        r = configs._user_rules[0]
+        return r.kernel, r.pdl
+
+    times = iter([0.001, 0.002, 0.0021, 0.0011, 0.001, 0.002])
+    row = ab.ab_shape(case, 5, 24, 40, [SMALL, MID + "+pdl"], 3, timer=lambda fns, sets: [next(times)])
+    assert row["us_rounds"] == {SMALL: [1.0, 1.1, 1.0], MID + "+pdl": [2.0, 2.1, 2.0]}  # order reversed in round 2
+    assert all(e < case.tol for e in row["rel_err"].values()) and not configs._user_rules  # rules cleared after

@@ -386,6 +386,18 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
     return doc, report + ab_notes
 
 
+def _read(p: str, check) -> dict:
+    """A JSON input file, checked (check(doc, p) raises SystemExit saying what is wrong), with its path."""
+    try:
+        with open(p) as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"derive_rules: {p}: cannot read it as JSON ({e})")
+    check(doc, p)
+    doc["path"] = p
+    return doc
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sweeps", nargs="+", help="bench/sweep.py --json outputs")
@@ -401,13 +413,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         ap.error(f"--tolerance: expected a fraction in [0, 1), got {args.tolerance}")
     sweeps = []
     for p in args.sweeps:
-        try:
-            with open(p) as fh:
-                sw = json.load(fh)
-        except (OSError, ValueError) as e:
-            raise SystemExit(f"derive_rules: {p}: cannot read it as JSON ({e})")
-        check_sweep(sw, p)
-        sw["path"] = p
+        sw = _read(p, check_sweep)
         partial = f", cut short after {len(sw['rows'])} shapes" if sw.get("complete") is False else ""
         sw.setdefault("source", f"{os.path.basename(p)} ({sw.get('gpu', '?')}, torch {sw.get('torch', '?')}, "
                                 f"commit {sw.get('commit', '?')}{partial})")
@@ -418,16 +424,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.ab:
         if not os.path.isdir(args.ab):
             raise SystemExit(f"derive_rules: --ab {args.ab}: expected a folder of bench/ab.py JSON files")
-        for name in sorted(f for f in os.listdir(args.ab) if f.endswith(".json")):
-            p = os.path.join(args.ab, name)
-            try:
-                with open(p) as fh:
-                    ab = json.load(fh)
-            except (OSError, ValueError) as e:
-                raise SystemExit(f"derive_rules: {p}: cannot read it as JSON ({e})")
-            check_ab(ab, p)
-            ab["path"] = p
-            abs_.append(ab)
+        abs_ = [_read(os.path.join(args.ab, f), check_ab) for f in sorted(os.listdir(args.ab)) if f.endswith(".json")]
     with open(args.out) as fh:
         current = json.load(fh)
     doc, report = derive(sweeps, current, args.tolerance, abs_)
