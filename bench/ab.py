@@ -3,6 +3,11 @@ gets before it ships (tools/derive_rules.py reads these files from bench/results
 
     python -m bench.ab [--op ... --epilogue ... as bench.sweep] --pair M,N,K=KERNEL,KERNEL[+pdl] ...
                        [--rounds 5] --json out.json
+    python -m bench.ab [family options] --against OLD_RULES.json [--suite ... | --shapes ...] --json out.json
+
+--against takes a rules file in default_rules.json's form (e.g. `git show REV:cutlass_gemm/default_rules.json`)
+and pairs, at every shape of the suites (default square,llama3_70b), its launch with the shipped rules'
+wherever they differ: the check of a re-derivation, before its tables are regenerated.
 
 A sweep times a dozen kernels once each, one after the other, while the card's power-limited clock
 drifts; a few percent between two of them is noise there. Here each named launch is routed by a
@@ -17,6 +22,7 @@ import json
 import os
 import statistics
 import sys
+import tempfile
 from typing import List, Optional, Tuple
 
 import torch
@@ -27,17 +33,15 @@ if __package__:  # python -m bench.ab
     from . import metrics, report
     from .runner import first_output
     from .suites import parse_shape
-    from .sweep import family, family_parser
+    from .sweep import family, family_parser, family_plan
     from .timing import graph_times_ms, rotation_sets
-    from .cases import make_case
 else:  # python bench/ab.py: the checkout's bench package
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from bench import metrics, report
     from bench.runner import first_output
     from bench.suites import parse_shape
-    from bench.sweep import family, family_parser
+    from bench.sweep import family, family_parser, family_plan
     from bench.timing import graph_times_ms, rotation_sets
-    from bench.cases import make_case
 
 
 def parse_launch(s: str) -> Tuple[str, bool]:
@@ -61,6 +65,33 @@ def parse_pair(s: str, names: List[str]) -> Tuple[Tuple[int, int, int], List[str
         if name not in names:
             raise ValueError(f"{s!r}: {name!r} is not a compiled kernel of this family (expected one of {', '.join(names)})")
     return parse_shape(shape), launches
+
+
+def launch_label(case, m: int, n: int, k: int) -> Optional[str]:
+    """'KERNEL' or 'KERNEL+pdl': how the op launches this case's call under the current rules (None: it can't say)."""
+    name, pdl = case.launch(m, n, k)
+    return None if name is None else name + ("+pdl" if pdl else "")
+
+
+def changed_launches(case, shapes, rules_doc: dict) -> List[Tuple[Tuple[int, int, int], List[str]]]:
+    """[(shape, [launch under rules_doc, launch under the shipped rules])] where the two differ."""
+    old_rules = [r for fam in rules_doc["families"] for r in fam["rules"]]
+    with tempfile.TemporaryDirectory() as d:  # configs.load's form; installed as tuned rules, ahead of the defaults
+        path = os.path.join(d, "rules.json")
+        with open(path, "w") as fh:
+            json.dump({"rules": old_rules}, fh)
+        out = []
+        try:
+            for m, n, k in shapes:
+                configs.clear_rules()
+                new = launch_label(case, m, n, k)
+                configs.load(path)
+                old = launch_label(case, m, n, k)
+                if old != new and None not in (old, new):
+                    out.append(((m, n, k), [old, new]))
+        finally:
+            configs.clear_rules()
+    return out
 
 
 def ab_shape(case, m: int, n: int, k: int, launches: List[str], rounds: int, timer=graph_times_ms) -> dict:
@@ -103,20 +134,33 @@ def ab_shape(case, m: int, n: int, k: int, launches: List[str], rounds: int, tim
 
 def main(argv: Optional[List[str]] = None) -> int:
     ap = family_parser(__doc__.split("\n\n")[0])
-    ap.add_argument("--pair", nargs="+", required=True, metavar="M,N,K=A,B", help="a shape and the launches to compare")
+    how = ap.add_mutually_exclusive_group(required=True)
+    how.add_argument("--pair", nargs="+", metavar="M,N,K=A,B", help="a shape and the launches to compare")
+    how.add_argument("--against", metavar="RULES.json", help="every suite shape whose launch differs under these rules")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", required=True)
     args = ap.parse_args(argv)
-    if args.shapes or args.suite:
-        ap.error("--pair names the shapes (--shapes / --suite are bench.sweep's)")
+    if args.pair and (args.shapes or args.suite):
+        ap.error("--pair names the shapes (--shapes / --suite go with --against)")
     if args.rounds < 2:
         ap.error(f"--rounds: expected at least 2, got {args.rounds}")
-    case = make_case(args.op, args.epilogue, args.dtype, args.scale, args.accumulate)
+    case, todo = family_plan(ap, args)
     names = family(case)
-    try:
-        pairs = [parse_pair(p, names) for p in args.pair]
-    except ValueError as e:
-        ap.error(str(e))
+    if args.against:
+        try:
+            with open(args.against) as fh:
+                doc = json.load(fh)
+            pairs = changed_launches(case, [s for _, shapes in todo for s in shapes], doc)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            ap.error(f"--against {args.against}: expected a rules file in default_rules.json's form ({e})")
+        print(f"# {len(pairs)} shapes launch differently under {args.against}", flush=True)
+        if not pairs:
+            return 0
+    else:
+        try:
+            pairs = [parse_pair(p, names) for p in args.pair]
+        except ValueError as e:
+            ap.error(str(e))
     argv = argv if argv is not None else sys.argv[1:]
     env = report.environment(["ab"] + argv)
     rows = []

@@ -451,3 +451,22 @@ def test_ab_rows_on_the_cpu_reference(monkeypatch):
     row = ab.ab_shape(case, 5, 24, 40, [SMALL, MID + "+pdl"], 3, timer=lambda fns, sets: [next(times)])
     assert row["us_rounds"] == {SMALL: [1.0, 1.1, 1.0], MID + "+pdl": [2.0, 2.1, 2.0]}  # order reversed in round 2
     assert all(e < case.tol for e in row["rel_err"].values()) and not configs._user_rules  # rules cleared after
+
+
+def test_ab_against_an_older_rules_file_pairs_only_the_changed_launches():
+    from bench import ab
+    from bench.cases import make_case
+    from cutlass_gemm import configs
+
+    with open(configs.DEFAULT_RULES_FILE) as fh:
+        doc = json.load(fh)
+    case = make_case("gemm", "bias_gelu_residual", device="cpu")
+    shapes = [(16, 8192, 8192), (2048, 2048, 2048), (4096, 4096, 4096)]
+    assert ab.changed_launches(case, shapes, doc) == []  # the shipped rules against themselves
+    now = {s: ab.launch_label(case, *s) for s in shapes}
+    other = next(k for k in BF16 if k != now[(2048, 2048, 2048)])
+    old = {"families": [{"family": "sm90 bf16", "rules": [
+        {"kernel": other, "m": [2048, 2048], "n": [2048, 2048], "k": [2048, 2048], "epilogue": "fused", "pdl": True}]}]
+        + doc["families"]}
+    assert ab.changed_launches(case, shapes, old) == [((2048, 2048, 2048), [other + "+pdl", now[(2048, 2048, 2048)]])]
+    assert not configs._user_rules and not configs._tuned_rules  # left as found
