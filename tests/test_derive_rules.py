@@ -470,3 +470,23 @@ def test_ab_against_an_older_rules_file_pairs_only_the_changed_launches():
         + doc["families"]}
     assert ab.changed_launches(case, shapes, old) == [((2048, 2048, 2048), [other + "+pdl", now[(2048, 2048, 2048)]])]
     assert not configs._user_rules and not configs._tuned_rules  # left as found
+
+
+def test_ab_cli_writes_what_derive_rules_reads(tmp_path, monkeypatch):
+    from bench import ab
+
+    monkeypatch.setattr(ab, "family", lambda case: BF16)
+    monkeypatch.setattr(ab, "ab_shape", lambda case, m, n, k, launches, rounds: {
+        "m": m, "n": n, "k": k, "rel_err": {x: 0.001 for x in launches},
+        "us_rounds": {x: [10.0 + i] * rounds for i, x in enumerate(launches)}})
+    out = tmp_path / "ab.json"
+    assert ab.main(["--epilogue", "bias_gelu_residual", "--rounds", "3", "--json", str(out),
+                    "--pair", f"512,8192,8192={MID},{SMALL}+pdl", f"16,8192,8192={SMALL},{BIG}"]) == 0
+    doc = json.loads(out.read_text())
+    dr.check_ab(doc, str(out))
+    assert doc["rounds"] == 3 and doc["case"]["epilogue"] == "bias_gelu_residual" and len(doc["rows"]) == 2
+    assert doc["command"].startswith("python -m bench.ab ") and dr.epilogue_class(doc) == "fused"
+    with pytest.raises(SystemExit):  # --pair with --suite, and a kernel of another family
+        ab.main(["--suite", "square", "--json", str(out), "--pair", f"1,2,3={MID},{SMALL}"])
+    with pytest.raises(SystemExit):
+        ab.main(["--json", str(out), "--pair", f"1,2,3={MID},sm90_f16_t128x128x64_c1x1_coop"])
