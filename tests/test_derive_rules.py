@@ -396,6 +396,12 @@ def test_an_ab_verdict_overrules_the_sweep_at_its_shape():
     notes = []
     dr._rows_by_family([_sweep(t)], [_verdicts({(64, 8192, 8192): {MID: [1.0, 1.0], SMALL: [2.0, 2.0]}})], notes)
     assert len(notes) == 1 and "64x8192x8192 left out" in notes[0]
+    # one whose contender's code changed since (superseded) gives no verdict
+    notes = []
+    stale = dict(ab, superseded={MID: "its epilogue changed"})
+    assert dr._rows_by_family([_sweep(t)], [stale], notes)[("sm90 bf16", "any")]["rows"] == \
+        dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"]
+    assert len(notes) == 1 and "superseded " + MID in notes[0]
     # an A/B of a family or epilogue class the sweeps do not cover is not this run's
     assert dr._rows_by_family([_sweep(t)], [_verdicts({(512, 8192, 8192): {MID: [1.0, 1.0], SMALL: [2.0, 2.0]}},
                                                 epilogue="bias_gelu_residual")])[("sm90 bf16", "any")]["rows"] == \
@@ -407,6 +413,8 @@ def test_an_ab_verdict_overrules_the_sweep_at_its_shape():
 
 @pytest.mark.parametrize("doc,expect", [
     ({"rows": []}, "non-empty 'rows'"),
+    ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {MID: [1.0, 1.0], SMALL: [1.0, 2.0]}}], "superseded": [MID]},
+     "'superseded' as"),
     ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {MID: [1.0, 1.0]}}]}, "2 or more launches"),
     ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {MID: [1.0], SMALL: [1.0, 2.0]}}]}, "2 or more"),
     ({"rows": [{"m": 1, "n": 2, "k": 3, "us_rounds": {MID: [1.0, -1.0], SMALL: [1.0, 2.0]}}]}, "microseconds"),

@@ -34,7 +34,8 @@ gets a copy with PDL for each (N, K) whose shapes in its M range (at least PDL_M
 qualify, placed just before it (same kernel and M range: only the launch differs). Fused rules get it
 only from fused tables.
 Before any of that, the head-to-head A/B files in --ab (default bench/results/ab; `python -m bench.ab`)
-overrule the sweeps at their shapes: the A/B's winner (lowest median over its rounds) counts as that
+overrule the sweeps at their shapes (a row naming a kernel of the file's "superseded" {kernel: why}
+is left out): the A/B's winner (lowest median over its rounds) counts as that
 shape's best kernel (its time set just under the row's fastest) and each other contender at least its
 A/B ratio behind the winner. A sweep's single round ranks kernels within a few percent by chance; the
 A/B's alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks lost theirs).
@@ -154,6 +155,10 @@ def check_ab(ab: object, where: str) -> None:
         for launch in rounds:
             if launch.partition("+")[0] not in kt.KERNEL_IDS:
                 raise SystemExit(f"derive_rules: {where}: row {i}: kernel {launch!r} is not in kernel_table.py")
+    sup = ab.get("superseded", {})
+    if not (isinstance(sup, dict) and all(isinstance(x, str) for x in sup.values())):
+        raise SystemExit(f"derive_rules: {where}: expected 'superseded' as {{kernel: why its timing no longer holds}}, "
+                         f"got {sup!r}"[:400])
 
 
 def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> List[str]:
@@ -167,6 +172,10 @@ def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> List[str]:
             med[name] = min(med.get(name, math.inf), statistics.median(ts))
         labels = {kt.KERNELS[kt.KERNEL_IDS[name]].family_label for name in med}
         shape = (row["m"], row["n"], row["k"])
+        stale = sorted(set(med) & set(ab.get("superseded", {})))
+        if stale:  # a contender's code changed after the A/B: no verdict
+            notes.append(f"  {os.path.basename(where)}: {'x'.join(map(str, shape))} left out: superseded {', '.join(stale)}")
+            continue
         if len(labels) != 1:
             raise SystemExit(f"derive_rules: {where}: {shape}: expected kernels of one family, got {sorted(med)}")
         f = fams.get((labels.pop(), ep))
