@@ -73,25 +73,24 @@ def launch_label(case, m: int, n: int, k: int) -> Optional[str]:
     return None if name is None else name + ("+pdl" if pdl else "")
 
 
-def changed_launches(case, shapes, rules_doc: dict) -> List[Tuple[Tuple[int, int, int], List[str]]]:
-    """[(shape, [launch under rules_doc, launch under the shipped rules])] where the two differ."""
-    old_rules = [r for fam in rules_doc["families"] for r in fam["rules"]]
+def changed_launches(case, shapes, rules_doc: object) -> List[Tuple[Tuple[int, int, int], List[str]]]:
+    """[(shape, [launch under rules_doc, launch under the shipped rules])] where the two differ; ValueError
+    saying what is wrong with a rules_doc not in default_rules.json's form."""
+    fams = rules_doc.get("families") if isinstance(rules_doc, dict) else None
+    if not (isinstance(fams, list) and all(isinstance(f, dict) and isinstance(f.get("rules"), list) for f in fams)):
+        raise ValueError("expected an object with a 'families' list of objects with a 'rules' list")
+    configs.clear_rules()
+    new = [launch_label(case, *s) for s in shapes]
     with tempfile.TemporaryDirectory() as d:  # configs.load's form; installed as tuned rules, ahead of the defaults
         path = os.path.join(d, "rules.json")
         with open(path, "w") as fh:
-            json.dump({"rules": old_rules}, fh)
-        out = []
+            json.dump({"rules": [r for f in fams for r in f["rules"]]}, fh)
         try:
-            for m, n, k in shapes:
-                configs.clear_rules()
-                new = launch_label(case, m, n, k)
-                configs.load(path)
-                old = launch_label(case, m, n, k)
-                if old != new and None not in (old, new):
-                    out.append(((m, n, k), [old, new]))
+            configs.load(path)  # a bad rule raises here, naming it
+            old = [launch_label(case, *s) for s in shapes]
         finally:
             configs.clear_rules()
-    return out
+    return [(s, [o, n]) for s, o, n in zip(shapes, old, new) if o != n and None not in (o, n)]
 
 
 def ab_shape(case, m: int, n: int, k: int, launches: List[str], rounds: int, timer=graph_times_ms) -> dict:
@@ -144,14 +143,24 @@ def main(argv: Optional[List[str]] = None) -> int:
         ap.error("--pair names the shapes (--shapes / --suite go with --against)")
     if args.rounds < 2:
         ap.error(f"--rounds: expected at least 2, got {args.rounds}")
+    if os.environ.get("CUTLASS_GEMM_PDL"):  # it overrides every launch's PDL flag: the A/B would not time what it names
+        ap.error("CUTLASS_GEMM_PDL is set; unset it (name a launch KERNEL+pdl to time it with PDL)")
     case, todo = family_plan(ap, args)
     names = family(case)
+    if not names:
+        ap.error("no compiled kernel of this family on this GPU")
+    try:  # an unwritable --json fails here, before any kernel runs
+        with open(args.json + ".tmp", "w"):
+            pass
+        os.remove(args.json + ".tmp")
+    except OSError as e:
+        ap.error(f"--json {args.json}: cannot write there ({e})")
     if args.against:
         try:
             with open(args.against) as fh:
                 doc = json.load(fh)
             pairs = changed_launches(case, [s for _, shapes in todo for s in shapes], doc)
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except (OSError, ValueError) as e:
             ap.error(f"--against {args.against}: expected a rules file in default_rules.json's form ({e})")
         print(f"# {len(pairs)} shapes launch differently under {args.against}", flush=True)
         if not pairs:
@@ -169,8 +178,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         doc = {"gpu": env["gpu"], "torch": env["torch"], "commit": env["git_commit"], "date": env["date"],
                "command": "python -m bench.ab " + " ".join(argv), "case": case.describe(), "rounds": args.rounds,
                "rows": rows}
-        with open(args.json, "w") as fh:
+        with open(args.json + ".tmp", "w") as fh:  # replaced whole after every shape: never a partial file
             json.dump(doc, fh, indent=1)
+        os.replace(args.json + ".tmp", args.json)
         med = {x: statistics.median(ts) for x, ts in rows[-1]["us_rounds"].items()}
         best = min(med, key=med.get)
         print(f"{m}x{n}x{k}: " + ", ".join(f"{x} {t:.2f} us ({t / med[best]:.3f})" for x, t in med.items()), flush=True)

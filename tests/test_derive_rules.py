@@ -477,6 +477,9 @@ def test_ab_against_an_older_rules_file_pairs_only_the_changed_launches():
         {"kernel": other, "m": [2048, 2048], "n": [2048, 2048], "k": [2048, 2048], "epilogue": "fused", "pdl": True}]}]
         + doc["families"]}
     assert ab.changed_launches(case, shapes, old) == [((2048, 2048, 2048), [other + "+pdl", now[(2048, 2048, 2048)]])]
+    for bad in ([], {"rules": []}, {"families": [{"family": "x"}]}, {"families": [{"rules": [{"kernel": "nope"}]}]}):
+        with pytest.raises(ValueError):
+            ab.changed_launches(case, shapes, bad)
     assert not configs._user_rules and not configs._tuned_rules  # left as found
 
 
@@ -498,3 +501,11 @@ def test_ab_cli_writes_what_derive_rules_reads(tmp_path, monkeypatch):
         ab.main(["--suite", "square", "--json", str(out), "--pair", f"1,2,3={MID},{SMALL}"])
     with pytest.raises(SystemExit):
         ab.main(["--json", str(out), "--pair", f"1,2,3={MID},sm90_f16_t128x128x64_c1x1_coop"])
+    for argv in (["--json", str(tmp_path / "no" / "dir.json"), "--pair", f"1,2,3={MID},{SMALL}"],  # unwritable
+                 ["--json", str(out), "--against", str(tmp_path / "missing.json")],
+                 ["--json", str(out), "--against", str(out)]):  # an A/B file is not a rules file
+        with pytest.raises(SystemExit):
+            ab.main(argv)
+    monkeypatch.setenv("CUTLASS_GEMM_PDL", "1")
+    with pytest.raises(SystemExit):
+        ab.main(["--json", str(out), "--pair", f"1,2,3={MID},{SMALL}"])
