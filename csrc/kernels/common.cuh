@@ -85,13 +85,21 @@ using BiasY = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, k
     X,
     typename Orient::template PerN<TileShape, float>>;
 
+// The activation functor for an output type: 16-bit outputs take gelu16 for erf GELU (activation.cuh).
+template <class ElementD>
+struct ActivationFor {
+  template <class T>
+  using Fn = cute::conditional_t<cutlass::sizeof_bits<ElementD>::value <= 16, epilogue::RuntimeActivation16<T>,
+                                 epilogue::RuntimeActivation<T>>;
+};
+
 template <class TileShape, class ElementD, class X, class Orient = Normal, bool kAct = true>
 using EpilogueTail =
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementD, float, kRound>,  // beta * C + Z
         fusion::Sm90ScalarBroadcast<float>,                                                           //   beta
         fusion::Sm90SrcFetch<ElementD>,                                                               //   C
         cute::conditional_t<kAct,
-            fusion::Sm90EVT<fusion::Sm90Compute<epilogue::RuntimeActivation, float, float, kRound>,    //   Z = act(Y)
+            fusion::Sm90EVT<fusion::Sm90Compute<ActivationFor<ElementD>::template Fn, float, float, kRound>,  //   Z = act(Y)
                 BiasY<TileShape, X, Orient>>,
             BiasY<TileShape, X, Orient>>>;                                                         //   or Z = Y
 
