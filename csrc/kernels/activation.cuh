@@ -13,36 +13,51 @@ struct ActivationArguments {
   int32_t kind = static_cast<int32_t>(Activation::kNone);
 };
 
-CUTLASS_DEVICE float relu(float x) { return x < 0.f ? 0.f : x; }  // NaN stays NaN, as torch.relu
-// erf GELU, as torch.nn.functional.gelu(approximate="none").
-CUTLASS_DEVICE float gelu(float x) { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
+CUTLASS_DEVICE float relu(float x) {  // max.NaN: NaN stays NaN, as torch.relu
+  float y;
+  asm("max.NaN.f32 %0, %1, 0f00000000;" : "=f"(y) : "f"(x));
+  return y;
+}
 CUTLASS_DEVICE float ex2_approx(float x) {  // 2^x by MUFU.EX2 (~2 ulp), subnormal results flushed to 0
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
-// erf GELU for 16-bit outputs: x * Phi(x), Phi = 1 - q (x >= 0) or q (x < 0), q = Q(|x|) = 2^P(|x|) the
-// normal upper tail, P of degree 6 fit to log2 Q by tools/fit_gelu.py (which checks these values):
-// relative error <= 4.7e-5 for x >= -6 (40x below bf16's rounding), below 1e-9 |x| past it, in 12
-// instructions to erff's ~25 and a branch (H200, session 23: erf GELU cost 1024^3's 64x128 ping-pong 37%
-// over relu). Past |x| = 14, 2^P flushes to 0 (x or -0, the float32 erf formula's values); NaN and -inf
-// give NaN, +inf gives +inf, as gelu() does.
-constexpr float kGelu16P0 = -1.000064784e+00f, kGelu16P1 = -1.150174274e+00f, kGelu16P2 = -4.612719059e-01f, kGelu16P3 = -5.118534470e-02f,
-                kGelu16P4 = 7.195567003e-03f, kGelu16P5 = -6.111001156e-04f, kGelu16P6 = 2.299005954e-05f;
-CUTLASS_DEVICE float gelu16(float x) {
-  const float t = fminf(fabsf(x), 14.f);
-  float p = fmaf(kGelu16P6, t, kGelu16P5);
-  p = fmaf(p, t, kGelu16P4);
-  p = fmaf(p, t, kGelu16P3);
-  p = fmaf(p, t, kGelu16P2);
-  p = fmaf(p, t, kGelu16P1);
-  p = fmaf(p, t, kGelu16P0);
-  const float q = ex2_approx(p);
-  return x * (x >= 0.f ? 1.f - q : q);
+template <class... C>
+CUTLASS_DEVICE float horner(float t, float c0, C... c) {  // c0 + t (c1 + t (c2 + ...)), one fmaf per term
+  if constexpr (sizeof...(C) == 0) return c0;
+  else return fmaf(horner(t, c...), t, c0);
 }
-// tanh GELU, as torch.nn.functional.gelu(approximate="tanh"), in its sigmoid form x / (1 + e^(-2u)),
-// u = sqrt(2/pi) (x + 0.044715 x^3): relative error ~1e-6 everywhere. In 0.5 x (1 + tanh.approx(u)) the
-// specified 2^-11 relative error of tanh.approx is 20% of 1 + tanh(u) at x = -3 and all of it past -3.7.
+
+// The GELUs of 16-bit outputs: x F(x) = max(x, 0) - |x| q(|x|), q the tail of F (erf GELU: the normal
+// upper tail Q; tanh GELU: sigmoid(-2u)), q(t) = 2^P(min(t, clamp)), P fit to log2 q by tools/fit_gelu.py
+// (which checks these values). Relative error <= 4.7e-5 (erf) / 9.1e-5 (tanh) for x >= -6 / -5.5, below
+// 2e-9 |x| further out; bf16 rounds at 2e-3, fp16 at 4.9e-4. One MUFU.EX2 and ~10 FP32 instructions:
+// erff took ~25 (H200, session 23: erf GELU cost 1024^3's 64x128 ping-pong 37% over relu),
+// tanh.approx's 2^-11 error near tanh = -1 was all of 1 + tanh(u) past x = -3.7. Past the clamp 2^P
+// flushes to 0: GELU(x) = max(x, 0) exactly, so +inf gives +inf, -inf gives 0 (the limit); NaN stays NaN.
+constexpr float kErfTail0 = -1.000064785e+00f, kErfTail1 = -1.150174270e+00f, kErfTail2 = -4.612719107e-01f,
+                kErfTail3 = -5.118534278e-02f, kErfTail4 = 7.195566695e-03f, kErfTail5 = -6.111001042e-04f,
+                kErfTail6 = 2.299006043e-05f, kErfTailClamp = 14.0f;
+constexpr float kTanhTail0 = -9.998749890e-01f, kTanhTail1 = -1.154724547e+00f, kTanhTail2 = -4.421182570e-01f,
+                kTanhTail3 = -8.168156750e-02f, kTanhTail4 = 3.273435994e-02f, kTanhTail5 = -1.019158565e-02f,
+                kTanhTail6 = 1.249645794e-03f, kTanhTail7 = -5.732278095e-05f, kTanhTailClamp = 10.0f;
+template <class... C>
+CUTLASS_DEVICE float gelu_tail(float x, float clamp, C... p) {
+  const float t = fminf(fabsf(x), clamp);
+  return fmaf(-t, ex2_approx(horner(t, p...)), relu(x));
+}
+CUTLASS_DEVICE float gelu16(float x) {
+  return gelu_tail(x, kErfTailClamp, kErfTail0, kErfTail1, kErfTail2, kErfTail3, kErfTail4, kErfTail5, kErfTail6);
+}
+CUTLASS_DEVICE float gelu_tanh16(float x) {
+  return gelu_tail(x, kTanhTailClamp, kTanhTail0, kTanhTail1, kTanhTail2, kTanhTail3, kTanhTail4, kTanhTail5,
+                   kTanhTail6, kTanhTail7);
+}
+
+// The GELUs of float32 outputs, as torch.nn.functional.gelu: erf GELU by erff; tanh GELU in its sigmoid
+// form x / (1 + e^(-2u)), u = sqrt(2/pi) (x + 0.044715 x^3) (2 MUFU, relative error ~1e-6 everywhere).
+CUTLASS_DEVICE float gelu(float x) { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
 CUTLASS_DEVICE float gelu_tanh(float x) {
   const float v = x * fmaf(-0.1029432396f, x * x, -2.302208198f);  // -2u log2(e)
   return __fdividef(x, 1.f + ex2_approx(v));
@@ -53,7 +68,7 @@ CUTLASS_DEVICE float gelu_tanh(float x) {
 // A denominator past 2^126 gives 0, silu's limit there.
 CUTLASS_DEVICE float silu(float x) { return __fdividef(x, 1.f + __expf(-x)); }
 
-// kOut16: the output is 16-bit, so erf GELU is gelu16 (f32 outputs keep erff's accuracy).
+// kOut16: the output is 16-bit, so the GELUs are gelu16 / gelu_tanh16 (f32 outputs keep ~1e-6 accuracy).
 template <class T, bool kOut16>
 struct RuntimeActivationT {
   using Arguments = ActivationArguments;
@@ -77,7 +92,7 @@ struct RuntimeActivationT<cutlass::Array<float, N>, kOut16> {
     switch (static_cast<Activation>(args.kind)) {
       case Activation::kRelu: return apply(x, [](float v) { return relu(v); });
       case Activation::kGelu: return apply(x, [](float v) { return kOut16 ? gelu16(v) : gelu(v); });
-      case Activation::kGeluTanh: return apply(x, [](float v) { return gelu_tanh(v); });
+      case Activation::kGeluTanh: return apply(x, [](float v) { return kOut16 ? gelu_tanh16(v) : gelu_tanh(v); });
       case Activation::kSilu: return apply(x, [](float v) { return silu(v); });
       default: return x;
     }
