@@ -1,6 +1,7 @@
 """bench/ on CPU: suites, CLI parsing, roofline arithmetic, FP8 quantization layouts, the
 check-then-time flow (fake timer, CPU reference of the op) and the report files. No GPU needed."""
 
+import argparse
 import importlib
 import json
 import math
@@ -778,3 +779,15 @@ def test_decomposition_probe_cli():
     assert probe.mode_env("splitk3") == {"CUTLASS_GEMM_SPLITS": "3"}
     assert probe.mode_env("splitk1") is None and probe.mode_env("splitk65") is None and probe.mode_env("x") is None
     assert all(k.startswith("sm90_") and k.endswith("streamk") for _, _, _, k in probe.CASES)
+
+
+def test_epilogue_cost_refuses_bad_cases_before_any_run():
+    """bench.epilogue_cost: a malformed --case or --rounds < 1 is refused by argparse (exit 2), on any machine."""
+    from bench import epilogue_cost
+    assert epilogue_cost.parse_case("1024,1024,1024=k") == ((1024, 1024, 1024), "k")
+    for bad in ["1024,1024=k", "1024,1024,1024", "0,8,8=k", "a,b,c=k", "8,8,8="]:
+        with pytest.raises(argparse.ArgumentTypeError, match="expected M,N,K=KERNEL"):
+            epilogue_cost.parse_case(bad)
+    with pytest.raises(SystemExit) as e:
+        epilogue_cost.main(["--rounds", "0"])
+    assert e.value.code == 2
