@@ -1,5 +1,6 @@
-"""What each epilogue node costs: one forced 16-bit kernel (and its `_noact` twin) per shape, timed under
-every epilogue variant (bias, residual, each activation, their combinations) with cuBLAS mm alongside.
+"""What each epilogue node costs: one forced bf16 kernel (and its `_noact` twin, where it has one) per shape,
+timed under every epilogue variant (bias, residual, each activation, their combinations) with cuBLAS mm
+alongside.
 
     python -m bench.epilogue_cost [--case M,N,K=KERNEL ...] [--rounds 3] [--json F]
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 
@@ -55,23 +57,38 @@ def fn_for(kernel: str, variant: str):
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--case", nargs="+", type=parse_case, default=[parse_case(c) for c in DEFAULT_CASES],
-                    metavar="M,N,K=KERNEL", help="a shape and the 16-bit act kernel to time there (default: %(default)s)")
+                    metavar="M,N,K=KERNEL", help="a shape and the bf16 act kernel to time there (default: "
+                    + " ".join(DEFAULT_CASES) + ")")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", help="write every round's times here")
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
-    if not torch.cuda.is_available():
-        ap.error("needs a CUDA GPU")
     from cutlass_gemm import configs
+    from cutlass_gemm import kernel_table as kt
     from bench.timing import graph_times_ms, rotation_sets
     names = set(configs.compiled_kernels())
     for _, kern in args.case:  # refused before anything runs
-        for name in (kern, kern + "_noact"):
-            if name not in names:
-                ap.error(f"{name}: not a compiled kernel (cutlass_gemm.configs.kernels() lists them)")
+        spec = kt.KERNELS[kt.KERNEL_IDS[kern]] if kern in kt.KERNEL_IDS else None
+        if spec is None or kern not in names:
+            ap.error(f"{kern}: not a compiled kernel (cutlass_gemm.configs.kernels() lists them)")
+        if spec.a != "bf16" or spec.scale != "none" or spec.out == "f32" or not spec.activation:
+            ap.error(f"{kern}: expected a bf16 -> bf16 kernel with the activation node (not an FP8, f16, "
+                     f"f32-output or _noact one; its _noact twin, if any, is timed alongside)")
+    if args.json:
+        folder = os.path.dirname(os.path.abspath(args.json))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or (
+                os.path.exists(args.json) and not os.access(args.json, os.W_OK)):
+            ap.error(f"--json {args.json}: expected a writable file in an existing folder")
+    if not torch.cuda.is_available():
+        ap.error("needs a CUDA GPU")
+    arch = configs.current_arch()
+    for _, kern in args.case:
+        if kt.KERNELS[kt.KERNEL_IDS[kern]].arch != arch:
+            ap.error(f"{kern}: a kernel for SM{kt.KERNELS[kt.KERNEL_IDS[kern]].arch}, this GPU is SM{arch}")
     out = []
     for (m, n, k), kern in args.case:
+        variants = [v for v in VARIANTS if not v.startswith("noact:") or kern + "_noact" in names]
         def make():
             a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16) / k ** 0.5
@@ -85,17 +102,18 @@ def main(argv=None) -> int:
         if not err <= 2e-2:
             print(f"{m}x{n}x{k} {kern}: relative error {err:.2e} against float64, not timed", file=sys.stderr)
             return 1
-        fns = [fn_for(kern, v) for v in VARIANTS]
-        t = {v: [] for v in VARIANTS}
+        fns = [fn_for(kern, v) for v in variants]
+        t = {v: [] for v in variants}
         for r in range(args.rounds):
-            order = list(range(len(VARIANTS)))[:: 1 if r % 2 == 0 else -1]
+            order = list(range(len(variants)))[:: 1 if r % 2 == 0 else -1]
             for i, x in zip(order, graph_times_ms([fns[i] for i in order], sets)):
-                t[VARIANTS[i]].append(float(x) * 1e3 if not isinstance(x, BaseException) else float("nan"))
+                t[variants[i]].append(float(x) * 1e3 if not isinstance(x, BaseException) else float("nan"))
         med = {v: statistics.median(x) for v, x in t.items()}
+        base = "noact:none" if "noact:none" in med else "act:none"  # no _noact twin: against activation none
         out.append(dict(shape=[m, n, k], kernel=kern, err=err, us=t))
         print(f"\n{m}x{n}x{k} {kern} (bias+gelu+residual error {err:.1e})")
-        for v in VARIANTS:
-            print(f"  {v:24s} {med[v]:9.2f} us  {med[v] / med['noact:none']:.3f}x noact:none")
+        for v in variants:
+            print(f"  {v:24s} {med[v]:9.2f} us  {med[v] / med[base]:.3f}x {base}")
         if args.json:
             with open(args.json, "w") as fh:
                 json.dump(out, fh, indent=1)

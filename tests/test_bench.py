@@ -791,3 +791,23 @@ def test_epilogue_cost_refuses_bad_cases_before_any_run():
     with pytest.raises(SystemExit) as e:
         epilogue_cost.main(["--rounds", "0"])
     assert e.value.code == 2
+
+
+def test_epilogue_cost_refuses_kernels_it_cannot_time(capsys, tmp_path):
+    """An unknown kernel, a _noact / FP8 / f32-output one, an unwritable --json: exit 2 with what was expected,
+    before any GPU work (these checks run on CPU-only machines too)."""
+    from bench import epilogue_cost
+    from cutlass_gemm import configs
+    names = set(configs.compiled_kernels())
+    if "sm90_bf16_t64x128x64_c1x1_pingpong_noact" not in names:
+        pytest.skip("the SM90 bf16 kernels are not built here")
+    cases = {"nope": "not a compiled kernel",
+             "sm90_bf16_t64x128x64_c1x1_pingpong_noact": "expected a bf16 -> bf16 kernel with the activation node",
+             "sm90_bf16_f32out_t128x128x64_c1x1_coop": "expected a bf16 -> bf16 kernel with the activation node"}
+    for kern, msg in cases.items():
+        with pytest.raises(SystemExit) as e:
+            epilogue_cost.main(["--case", f"64,64,64={kern}"])
+        assert e.value.code == 2 and msg in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        epilogue_cost.main(["--json", str(tmp_path / "missing" / "x.json")])
+    assert e.value.code == 2 and "expected a writable file in an existing folder" in capsys.readouterr().err
