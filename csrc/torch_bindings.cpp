@@ -241,7 +241,7 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 // `ok` accepts it, else -1 (launch() raises, naming what was expected).
 //   CUTLASS_GEMM_FP8_PROMOTION_INTERVAL (bench/fp8_promotion.py): the promoted FP8 mainloop's MMAs
 //     (k-blocks of 32) per FP32 promotion; default kFp8PromotionInterval; a positive multiple of 4
-//     (a promotion must fall on a 128-wide k-tile boundary).
+//     (a promotion must fall on a 128-wide k-tile boundary; a 256-deep tile rounds it up to 8's).
 //   CUTLASS_GEMM_SWIZZLE / CUTLASS_GEMM_RASTER (bench/scheduler_knobs.py): the persistent tile
 //     scheduler's max swizzle (1, 2, 4, 8) and raster order (1 = along M, 2 = along N); unset: SM90
 //     swizzle 8 for grids of >= 8 waves of tiles, else 1 (kernels::default_swizzle), heuristic raster.

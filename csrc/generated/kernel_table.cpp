@@ -68,6 +68,10 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop __attrib
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x64_c2x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -151,6 +155,10 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop},
     {"sm90_bf16_t64x16x128_c1x1_pingpong_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x128_c1x1_pingpong_swapab},
     {"sm90_bf16_t64x16x64_c2x1_pingpong_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x64_c2x1_pingpong_swapab},
+    {"sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab},
+    {"sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab},
+    {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab},
+    {"sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -169,8 +177,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 80;
-const uint64_t kKernelTableHash = 18046760878893845483ull;
+const int kNumKernels = 84;
+const uint64_t kKernelTableHash = 17417280820086265115ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -237,6 +245,10 @@ const KernelGrid kKernelGrids[] = {
     {128, 112, false, false},  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     {64, 16, true, false},  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
     {64, 16, true, false},  // sm90_bf16_t64x16x64_c2x1_pingpong_swapab
+    {64, 16, true, false},  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab
+    {64, 16, true, false},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab
+    {128, 16, true, false},  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab
+    {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -321,6 +333,10 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
     true,  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
     true,  // sm90_bf16_t64x16x64_c2x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm

@@ -60,7 +60,11 @@ struct ScaledGemm {
         {}};
     args.epilogue.thread = tail_args<Tree, X, kAct>(p, bias.f32, x);
     if constexpr (IsPromotedFp8<typename CollectiveMainloop::DispatchPolicy>::value) {
-      if (p.fp8_promotion_interval > 0) args.mainloop.mma_promotion_interval = uint32_t(p.fp8_promotion_interval);
+      // CUTLASS promotes on k-tile boundaries only: the interval (the caller's, else CUTLASS's 4) rounds
+      // up to whole k-tiles of TK / 32 MMAs (a 256-deep tile promotes every 8 MMAs when asked for 4).
+      constexpr int kMmasPerKTile = TK / 32;
+      const int asked = p.fp8_promotion_interval > 0 ? p.fp8_promotion_interval : int(args.mainloop.mma_promotion_interval);
+      args.mainloop.mma_promotion_interval = uint32_t((asked + kMmasPerKTile - 1) / kMmasPerKTile * kMmasPerKTile);
     }
     return args;
   }
