@@ -296,7 +296,7 @@ def _sm90_bf16_decode() -> List[Kernel]:
 
 def _sm90_fp8_decode() -> List[Kernel]:
     """FP8 decode tiles with 256-deep k-tiles (session 24, H200, M = 1, N = 8192, K 1-32 K, graph replay:
-    gpu_s24/kscan.py): the weight streams at 4.0-4.3 TB/s through 128-byte rows per k-tile, 4.45 TB/s through
+    python -m bench.decode_scan, bench/results/experiments/s24_decode_scan.json): the weight streams at 4.0-4.3 TB/s through 128-byte rows per k-tile, 4.45 TB/s through
     the 256-byte rows of bf16's 64x16x128 tile; the 64x32 tile pays ~0.6 us more per call than a 16-wide one.
     A 256-deep k-tile gives FP8 the same 256-byte rows (the promoted mainloop promotes once per k-tile): 4.43-4.48
     TB/s; in the M <= 16 sweeps 1.00-1.08x the best 128-deep tile, and 22 of the 24 launches the rules changed won

@@ -811,3 +811,21 @@ def test_epilogue_cost_refuses_kernels_it_cannot_time(capsys, tmp_path):
     with pytest.raises(SystemExit) as e:
         epilogue_cost.main(["--json", str(tmp_path / "missing" / "x.json")])
     assert e.value.code == 2 and "expected a writable file in an existing folder" in capsys.readouterr().err
+
+
+def test_decode_scan_refuses_bad_input_before_any_run(capsys, tmp_path):
+    """bench.decode_scan: malformed --ks / --n, unknown or unsupported kernels and an unwritable --json are
+    refused by argparse (exit 2) before any GPU work, on any machine."""
+    from bench import decode_scan
+    assert decode_scan.parse_ks("1024,2048") == [1024, 2048]
+    for bad in ("1024", "1024,x", "0,1024", "1024,1000"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            decode_scan.parse_ks(bad)
+    intercept, rate = decode_scan.fit([(1e6, 3.0 + 1e6 / 4e3), (2e6, 3.0 + 2e6 / 4e3)])
+    assert abs(intercept - 3.0) < 1e-9 and abs(rate - 4.0) < 1e-9
+    for argv in (["--n", "100"], ["--m", "0"], ["--kernel", "no_such_kernel"],
+                 ["--kernel", "sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab"],
+                 ["--json", str(tmp_path / "missing" / "x.json")]):
+        with pytest.raises(SystemExit) as e:
+            decode_scan.main(argv)
+        assert e.value.code == 2, argv
