@@ -35,9 +35,10 @@ qualify, placed just before it (same kernel and M range: only the launch differs
 only from fused tables.
 Before any of that, the head-to-head A/B files in --ab (default bench/results/ab; `python -m bench.ab`)
 overrule the sweeps at their shapes (a row naming a kernel of the file's "superseded" {kernel: why}
-is left out): the A/B's winner (lowest median over its rounds) counts as that
-shape's best kernel (its time set just under the row's fastest) and each other contender at least its
-A/B ratio behind the winner. A sweep's single round ranks kernels within a few percent by chance; the
+is left out): the A/B's winner (lowest median over its rounds) counts as the best of its contenders
+(its time set just under the fastest contender's) and each other contender at least its A/B ratio
+behind the winner. A kernel the A/B did not time keeps its sweep time, so one added after the A/B
+can still take the row (the next `bench.ab --against` decides it). A sweep's single round ranks kernels within a few percent by chance; the
 A/B's alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks lost theirs).
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
@@ -58,7 +59,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
 DEFAULT_PDL = os.path.join(ROOT, "bench", "results", "pdl_ab")
 DEFAULT_AB = os.path.join(ROOT, "bench", "results", "ab")
-AB_UNDER = 0.999  # an A/B winner's time as a fraction of its row's fastest
+AB_UNDER = 0.999  # an A/B winner's time as a fraction of its fastest contender's
 PDL_GAIN = 0.97  # PDL's time / no-PDL time a rule's every measured shape must reach
 PDL_MIN_NK = 3  # distinct (N, K) an unbounded (global ladder) rule needs measured before it takes PDL
 PDL_MIN_M = 2  # distinct M one (N, K) needs measured in a global rule's M range for its own PDL copy
@@ -190,7 +191,7 @@ def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> List[str]:
             continue
         t = dict(f["rows"][i][3])
         win = min(med, key=lambda name: (med[name], name))
-        t[win] = AB_UNDER * min(t.values())
+        t[win] = AB_UNDER * min(t[name] for name in med)
         for name in med:
             if name != win:
                 t[name] = max(t[name], t[win] * med[name] / med[win])

@@ -72,6 +72,11 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab __a
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -159,6 +164,11 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab},
+    {"sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab},
+    {"sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab},
+    {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab},
+    {"sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab},
+    {"sm90_bf16_t64x16x128_c1x1_ws_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x128_c1x1_ws_swapab},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -177,8 +187,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 84;
-const uint64_t kKernelTableHash = 17417280820086265115ull;
+const int kNumKernels = 89;
+const uint64_t kKernelTableHash = 7065911983480726190ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -249,6 +259,11 @@ const KernelGrid kKernelGrids[] = {
     {64, 16, true, false},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab
     {128, 16, true, false},  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab
     {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
+    {64, 16, true, false},  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab
+    {64, 16, true, false},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab
+    {128, 16, true, false},  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab
+    {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
+    {64, 16, true, false},  // sm90_bf16_t64x16x128_c1x1_ws_swapab
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -337,6 +352,11 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab
     true,  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab
     true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab
+    true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab
+    true,  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab
+    true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
+    true,  // sm90_bf16_t64x16x128_c1x1_ws_swapab
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm

@@ -31,4 +31,14 @@ struct Pingpong {  // consumer warpgroups alternate tiles: one's epilogue hides 
   using BlockScales = cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128>;
 };
 
+template <bool Fast = false>
+struct Ws {  // non-persistent: one producer and one consumer warpgroup, one tile per CTA (grid = tiles):
+             // less fixed cost per call than the persistent kernels, for decode tiles
+  using Arch = cutlass::arch::Sm90;
+  static constexpr int kCtasPerMma = 1;
+  using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedFP8FastAccum,
+                                       cutlass::gemm::KernelTmaWarpSpecialized>;
+  using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
+};
+
 }  // namespace cutlass_gemm::kernels::sm90
