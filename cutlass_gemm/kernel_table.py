@@ -143,9 +143,7 @@ def _sm90_fp8() -> List[Kernel]:
         Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="pingpong", accum="fast", **scaled),
         Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", accum="fast", **scaled),
         # Accurate (promoted, the default): tiles whose per-warpgroup accumulator fits twice in
-        # registers, so promotion does not spill (-Xptxas -v: 128x192 coop 0 bytes; 128x256 coop
-        # spills 872 bytes).
-        Kernel(tile=(128, 192, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
+        # registers, so promotion does not spill (-Xptxas -v: 128x256 coop spills 872 bytes).
         Kernel(tile=(128, 128, 128), cluster=(1, 2), schedule="coop", accum="promoted", **scaled),
         Kernel(tile=(64, 128, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", **scaled),
     ]
@@ -188,8 +186,6 @@ def _sm90_small_m_and_few_tiles() -> List[Kernel]:
                **scaled),
         Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", accum="promoted", swap_ab=True,
                scheduler="streamk", **scaled),
-        # Accurate FP8's large tile multicasting b across an M pair (the bf16 ladder's best cluster).
-        Kernel(tile=(128, 192, 128), cluster=(2, 1), schedule="coop", accum="promoted", **scaled),
         # cuBLAS's accurate 8192^3 kernel is a 128x128 tile without a cluster (6 stages, as ours gets):
         # the promoted 128x128 tile without b multicast, for the mid-size shapes (2048^3, 4096^3).
         Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="promoted", **scaled),
@@ -209,7 +205,6 @@ def _sm90_fp8_cublas_tiles() -> List[Kernel]:
         # weight tile per CTA and 16 columns of the MMA, not 32: 1x10240x8192 28.7 -> 25.0 us (fast),
         # 28.7 -> 25.8 (accurate, per-tensor).
         Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", accum="fast", swap_ab=True, **scaled),
-        Kernel(tile=(128, 16, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", swap_ab=True, **scaled),
         # nvjet's accurate per-tensor 128x128 6-stage c2x1 coop: 2048x8192x8192 237.1 -> 211.2 us (per-tensor),
         # 512x8192x8192 61.9 -> 56.0 (row).
         Kernel(tile=(128, 128, 128), cluster=(2, 1), schedule="coop", accum="promoted", **scaled),
@@ -288,11 +283,10 @@ def _sm90_cublas_112() -> List[Kernel]:
 def _sm90_bf16_decode() -> List[Kernel]:
     """cuBLAS 13.0's bf16 decode tile at 1x8192x8192 (session 18 ncu: nvjet tst_64x8_64x16_2x1, 35.0 us
     against our swapped 64x32's 38.3, both 128 CTAs): a 16-row M extent (less of each stage spent on
-    padding rows of a), and its k = 64, deep-pipelined, activation-multicasting 2x1 variant."""
+    padding rows of a). Its k = 64, activation-multicasting 2x1 variant is retired (RETIRED)."""
     bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16", schedule="pingpong", swap_ab=True)
     return [
         Kernel(tile=(64, 16, 128), cluster=(1, 1), **bf16),
-        Kernel(tile=(64, 16, 64), cluster=(2, 1), **bf16),
     ]
 
 
@@ -314,10 +308,12 @@ def _sm90_fp8_decode() -> List[Kernel]:
 
 def _sm90_decode_ws() -> List[Kernel]:
     """The decode tiles as CUTLASS's non-persistent warp-specialized kernel (session 25, H200, M = 1, graph
-    replay over rotated weights, gpu_s25 latency probe): a call costs ~0.5 us less than the persistent
-    ping-pong kernel of the same tile and epilogue (FP8 64x16x256 fast 1x8192x8192 18.4-18.5 against
-    19.1-19.2 us; promoted 19.0-19.1 against 19.4-19.5), and the bf16 64x16x128 tile takes 1x10240x8192
-    (160 tiles) in 42.9 us against the ping-pong's 49.0-49.9 and cuBLAS's 46.0."""
+    replay over rotated weights: bench/probes/decode_latency.cu, bench/results/experiments/
+    s25_decode_latency_probe.txt): a call costs ~0.5 us less than the persistent ping-pong kernel of the same
+    tile and epilogue (FP8 64x16x256 fast 1x8192x8192 18.4-18.5 against 19.1-19.2 us; promoted 19.0-19.1
+    against 19.4-19.5), and the bf16 64x16x128 tile takes 1x10240x8192 (160 tiles) in 42.9 us against the
+    ping-pong's 49.0-49.9 and cuBLAS's 46.0. Their rules: bench/results/ab/s25_*.json; many-wave grids
+    (N = 57344, 50000) keep the ping-pong."""
     scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="ws", swap_ab=True)
     return [
         Kernel(tile=(64, 16, 256), cluster=(1, 1), accum="fast", **scaled),
@@ -385,11 +381,10 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + [
         # bf16 tiles for the compute-bound middle (session 11 sweeps on the H200, one per epilogue,
         # against the rest of the table): 64x256 ping-pong (b multicast across an M pair; one
-        # tile's epilogue under the other warpgroup's mainloop) took 4096^3 from 236.7 to 202.2 us;
-        # 256x128 cooperative (each warpgroup 128x128, b multicast across an M pair) 512x8192x8192
+        # tile's epilogue under the other warpgroup's mainloop) took 4096^3 from 236.7 to 202.2 us
+        # (its `_noact` build is kept; this one is RETIRED); 256x128 cooperative (each warpgroup 128x128, b multicast across an M pair) 512x8192x8192
         # from 108.0 to 104.0 us plain, 113.5 to 108.3 with bias+GELU+residual. A 128x256 c4x1
         # cooperative tile never won (179.5 us at 512x8192x8192) and was not kept.
-        Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(64, 256, 64), cluster=(2, 1), schedule="pingpong"),
         Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(256, 128, 64), cluster=(2, 1), schedule="coop"),
     ]
     + _sm90_fp8_cublas_tiles()
@@ -431,9 +426,22 @@ _FIXED_ACT = ("the activation compiled in instead of the run-time switch (bias +
               "coop tile (gelu at 2048^3, 4096^3, 2048x8192x8192), 0.99-1.04 on the 128x128 c1x2 ping-pong (gelu, silu at "
               "4096^3, 512 and 2048x8192x8192): a few percent at most, for a kernel per activation")
 
+_UNUSED_S25 = ("named by no rule derived from the sweeps and A/Bs committed up to session 25 (tools/derive_rules.py over "
+               "bench/results/sweeps and bench/results/ab); retired to keep the build lean (CI time grows ~1 min per kernel)")
+
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
 RETIRED: Dict[str, str] = {
+    "sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop":
+        _UNUSED_S25 + "; the fastest in single sweep rounds at 2048x10240x8192 only, never after rounds merge by median",
+    "sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop":
+        _UNUSED_S25 + "; the fastest in single sweep rounds at 512x10240x8192 only, never after rounds merge by median",
+    "sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab":
+        _UNUSED_S25 + ": the 256-deep decode tiles (session 24) and the ws schedule (session 25) took its shapes",
+    "sm90_bf16_t64x16x64_c2x1_pingpong_swapab":
+        _UNUSED_S25 + ": the ws 64x16x128 tile (session 25) took its shapes (1-16x10240x8192: 48.6 -> 43.0 us, "
+        "bench/results/ab/s25_bf16_none.json)",
+    "sm90_bf16_t64x256x64_c2x1_pingpong": _UNUSED_S25 + ": its `_noact` build serves the plain rules that name the tile",
     "sm90_bf16_t64x112x64_c1x4_pingpong":
         "cuBLAS's 64x10240x8192 tile (nvjet tst_112x64 c4x1) with 64x112 wgmmas: never the fastest in the session-17 sweeps (M 64-512 x the llama3_70b (N, K), five plain families, two rounds: sweeps/*_n112*.json)",
     "sm90_e4m3_scaled_promoted_t64x112x128_c1x4_pingpong":

@@ -116,10 +116,11 @@ def test_derive_replaces_only_the_swept_families(tmp_path):
     sweep.write_text(json.dumps(_sweep(t)))
     out = tmp_path / "rules.json"
     out.write_text(json.dumps(current))
-    tool = os.path.join(ROOT, "tools", "derive_rules.py")
-    assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out), "--check"]).returncode == 1
-    assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out)]).returncode == 0
-    assert subprocess.run([sys.executable, tool, str(sweep), "--out", str(out), "--check"]).returncode == 0
+    # --ab '': the repository's A/B files were measured on the H200, this made-up sweep on 'test'
+    tool = [sys.executable, os.path.join(ROOT, "tools", "derive_rules.py"), str(sweep), "--out", str(out), "--ab", ""]
+    assert subprocess.run([*tool, "--check"]).returncode == 1
+    assert subprocess.run(tool).returncode == 0
+    assert subprocess.run([*tool, "--check"]).returncode == 0
 
 
 def test_a_fused_epilogue_sweep_gives_fused_rules_ahead_of_the_family():
@@ -409,6 +410,26 @@ def test_an_ab_verdict_overrules_the_sweep_at_its_shape():
     # one measured on another GPU is refused
     with pytest.raises(SystemExit, match="measured on 'other'"):
         dr._rows_by_family([_sweep(t)], [_verdicts({(512, 8192, 8192): {MID: [1.0, 1.0], SMALL: [2.0, 2.0]}}, gpu="other")])
+
+
+def test_an_ab_verdict_outranks_its_own_contenders_only():
+    """A kernel the A/B did not time keeps its sweep time (one added after the A/B can still take the row);
+    a retired contender drops out of the verdict, and a verdict left with one launch says nothing."""
+    t = {(512, 8192, 8192): {SMALL: 10.0, MID: 10.1, BIG: 9.0}}
+    ab = _verdicts({(512, 8192, 8192): {MID: [9.0, 9.5, 9.5], SMALL: [10.0, 9.9, 10.0]}})
+    row = dict(((m, n, k), us) for m, n, k, us in dr._rows_by_family([_sweep(t)], [ab])[("sm90 bf16", "any")]["rows"])
+    row = row[(512, 8192, 8192)]
+    assert row[BIG] == 9.0 and row[MID] == pytest.approx(dr.AB_UNDER * 10.0)  # under SMALL, not under BIG
+    gone = next(name for name in dr.kt.RETIRED if name.startswith("sm90_bf16_"))
+    notes = []
+    lone = _verdicts({(512, 8192, 8192): {MID: [9.0, 9.0], gone: [10.0, 10.0]}})
+    assert dr._rows_by_family([_sweep(t)], [lone], notes)[("sm90 bf16", "any")]["rows"] == \
+        dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"]
+    assert len(notes) == 1 and "retired " + gone in notes[0]
+    three = _verdicts({(512, 8192, 8192): {MID: [9.0, 9.5, 9.5], SMALL: [10.0, 9.9, 10.0], gone: [1.0, 1.0, 1.0]}})
+    row3 = dict(((m, n, k), us) for m, n, k, us in dr._rows_by_family([_sweep(t)], [three])[("sm90 bf16", "any")]["rows"])
+    assert row3[(512, 8192, 8192)] == row  # the verdict between the two that are still compiled
+    dr.check_ab(three, "x.json")  # a retired name is known, not an error
 
 
 @pytest.mark.parametrize("doc,expect", [

@@ -154,7 +154,7 @@ def check_ab(ab: object, where: str) -> None:
             raise SystemExit(f"derive_rules: {where}: row {i}: expected positive int m, n, k and 'us_rounds' "
                              f"{{launch: [microseconds, ...] (2 or more)}} for 2 or more launches, got {row!r}"[:400])
         for launch in rounds:
-            if launch.partition("+")[0] not in kt.KERNEL_IDS:
+            if launch.partition("+")[0] not in kt.KERNEL_IDS and launch.partition("+")[0] not in kt.RETIRED:
                 raise SystemExit(f"derive_rules: {where}: row {i}: kernel {launch!r} is not in kernel_table.py")
     sup = ab.get("superseded", {})
     if not (isinstance(sup, dict) and all(isinstance(x, str) for x in sup.values())):
@@ -171,8 +171,15 @@ def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> List[str]:
         for launch, ts in row["us_rounds"].items():  # "+pdl": how it was launched; PDL itself is --pdl's to decide
             name = launch.partition("+")[0]
             med[name] = min(med.get(name, math.inf), statistics.median(ts))
-        labels = {kt.KERNELS[kt.KERNEL_IDS[name]].family_label for name in med}
         shape = (row["m"], row["n"], row["k"])
+        retired = sorted(name for name in med if name in kt.RETIRED)
+        for name in retired:  # measured, no longer compiled: the verdict among the others still holds
+            del med[name]
+        if len(med) < 2:
+            if retired:
+                notes.append(f"  {os.path.basename(where)}: {'x'.join(map(str, shape))} left out: retired {', '.join(retired)}")
+            continue
+        labels = {kt.KERNELS[kt.KERNEL_IDS[name]].family_label for name in med}
         stale = sorted(set(med) & set(ab.get("superseded", {})))
         if stale:  # a contender's code changed after the A/B: no verdict
             notes.append(f"  {os.path.basename(where)}: {'x'.join(map(str, shape))} left out: superseded {', '.join(stale)}")

@@ -5,9 +5,6 @@
 
 namespace cutlass_gemm::kernels {
 
-extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop_noact;
-const KernelFns sm90_bf16_t256x128x64_c2x1_coop_noact = Gemm16<DType::kBf16, DType::kBf16, 256, 128, 64, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
-
 extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact;
 const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact = Gemm16<DType::kBf16, DType::kBf16, 64, 256, 64, 2, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
 
@@ -20,7 +17,7 @@ const KernelFns sm90_bf16_t128x160x64_c2x1_coop = Gemm16<DType::kBf16, DType::kB
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab;
 const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 16, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
-extern const KernelFns sm90_bf16_t64x16x64_c2x1_pingpong_swapab;
-const KernelFns sm90_bf16_t64x16x64_c2x1_pingpong_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 16, 64, 2, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+extern const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab;
+const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 16, 128, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
 }  // namespace cutlass_gemm::kernels
