@@ -16,6 +16,7 @@ extern const KernelFns sm90_f16_t64x128x64_c1x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong __attribute__((weak));
 extern const KernelFns sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong __attribute__((weak));
@@ -103,6 +104,7 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop},
     {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong},
     {"sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong},
+    {"sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop},
     {"sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong},
     {"sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong", 90, DType::kE4m3, DType::kE5m2, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong},
@@ -177,8 +179,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 84;
-const uint64_t kKernelTableHash = 3951326370393829219ull;
+const int kNumKernels = 85;
+const uint64_t kKernelTableHash = 13309297866129402305ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -193,6 +195,7 @@ const KernelGrid kKernelGrids[] = {
     {128, 256, false, false},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop
     {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong
     {64, 128, false, false},  // sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong
+    {128, 192, false, false},  // sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop
     {64, 128, false, false},  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong
     {128, 128, false, false},  // sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong
@@ -281,6 +284,7 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop
     true,  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong
     true,  // sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong
+    true,  // sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop
     true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop
     true,  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong
     true,  // sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong
@@ -358,7 +362,6 @@ const bool kKernelActivation[] = {
 
 // Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.
 const RetiredKernel kRetired[] = {
-    {"sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop", "named by no rule derived from the sweeps and A/Bs committed up to session 25 (tools/derive_rules.py over bench/results/sweeps and bench/results/ab); retired to keep the build lean (CI time grows ~1 min per kernel); the fastest in single sweep rounds at 2048x10240x8192 only, never after rounds merge by median"},
     {"sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop", "named by no rule derived from the sweeps and A/Bs committed up to session 25 (tools/derive_rules.py over bench/results/sweeps and bench/results/ab); retired to keep the build lean (CI time grows ~1 min per kernel); the fastest in single sweep rounds at 512x10240x8192 only, never after rounds merge by median"},
     {"sm90_e4m3_scaled_promoted_t128x16x128_c1x1_pingpong_swapab", "named by no rule derived from the sweeps and A/Bs committed up to session 25 (tools/derive_rules.py over bench/results/sweeps and bench/results/ab); retired to keep the build lean (CI time grows ~1 min per kernel): the 256-deep decode tiles (session 24) and the ws schedule (session 25) took its shapes"},
     {"sm90_bf16_t64x16x64_c2x1_pingpong_swapab", "named by no rule derived from the sweeps and A/Bs committed up to session 25 (tools/derive_rules.py over bench/results/sweeps and bench/results/ab); retired to keep the build lean (CI time grows ~1 min per kernel): the ws 64x16x128 tile (session 25) took its shapes (1-16x10240x8192: 48.6 -> 43.0 us, bench/results/ab/s25_bf16_none.json)"},
@@ -388,6 +391,6 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.22-2.24x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.30x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 28;
+const int kNumRetired = 27;
 
 }  // namespace cutlass_gemm

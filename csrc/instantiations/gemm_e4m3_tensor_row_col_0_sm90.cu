@@ -14,13 +14,13 @@ const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong = ScaledGemm<DT
 extern const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong;
 const KernelFns sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 128, 128, 1, 1, sm90::Pingpong<true>>::fns;
 
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop;
+const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 192, 128, 1, 2, sm90::Coop<false>>::fns;
+
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>>::fns;
 
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong;
 const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 128, 128, 1, 1, sm90::Pingpong<false>>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk;
-const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<true>, StreamK>::fns;
 
 }  // namespace cutlass_gemm::kernels
