@@ -48,6 +48,7 @@ enum : int {
   kOk = 0,
   kCannotImplement = 1,
   kNotCompiledForArch = 2,
+  kTooManyTiles = 3,  // a one-CTA-per-tile kernel (schedule ws): more tiles along grid.y than CUDA allows
   kCutlassStatusBase = 100,
 };
 

@@ -82,6 +82,9 @@ const char* status_string(int status) {
     case kOk: return "success";
     case kCannotImplement: return "the kernel cannot implement this problem";
     case kNotCompiledForArch: return "the kernel is not compiled for this GPU";
+    case kTooManyTiles:
+      return "the kernel launches one CTA per output tile (schedule ws) and the problem has more than 65535 tiles "
+             "along the tile's second extent (M when swap-AB); a persistent kernel takes it";
     default: break;
   }
   switch (status - kCutlassStatusBase) {  // cutlass::Status values

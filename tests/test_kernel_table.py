@@ -92,6 +92,27 @@ def test_host_probe_every_compiled_kernel():
         assert status != 0, f"{k.name} accepted K = 4095"
 
 
+def test_ws_kernels_refuse_more_tiles_than_a_grid_holds():
+    """Schedule ws launches one CTA per output tile, the tiles along the tile's second extent (M, swap-AB) as
+    grid.y, at most 65535: can_implement refuses beyond that (CUTLASS does not check), so the op raises
+    before any launch (host probe, no GPU)."""
+    import torch
+
+    mask = torch.ops.cutlass_gemm._compiled_kernels().tolist()
+    ws = [(i, k) for i, k in enumerate(kt.KERNELS) if k.schedule == "ws" and mask[i]]
+    if not ws:
+        pytest.skip("no ws kernel in this build")
+    for i, k in ws:
+        assert k.swap_ab, k.name
+        rows = k.tile[1] * 65535  # the most M one grid holds
+        assert torch.ops.cutlass_gemm._probe_kernel(i, rows, 1024, 4096, 132).tolist()[0] == 0, k.name
+        assert torch.ops.cutlass_gemm._probe_kernel(i, rows + 1, 1024, 4096, 132).tolist()[0] == 3, k.name  # kTooManyTiles
+    # the persistent kernels' grids are at most the SM count: the same M is theirs to take
+    pp = kt.KERNEL_IDS["sm90_bf16_t64x16x128_c1x1_pingpong_swapab"]
+    if mask[pp]:
+        assert torch.ops.cutlass_gemm._probe_kernel(pp, 16 * 65535 + 1, 1024, 4096, 132).tolist()[0] == 0
+
+
 def test_small_grid_bf16_stream_k_decomposition():
     """16-bit stream-K kernels use the stream-K decomposition when the output has fewer tiles than 2/3
     of the SMs (it needs a partials workspace; CUTLASS's data-parallel choice needs none); 8-bit ones

@@ -151,6 +151,13 @@ typename Tree::Arguments tail_args(const GemmParams& p, const float* bias_f32, t
     return {{{beta}}, {}, {x, {bias_f32, 0.0f, {}}, {}}, {}};  // beta, C, Y = X + bias_f32
 }
 
+// Whether a kernel launches one CTA per output tile (CUTLASS's non-persistent warp-specialized schedules).
+template <class Kernel, class = void>
+struct OneCtaPerTile : std::false_type {};
+template <class Kernel>
+struct OneCtaPerTile<Kernel, std::void_t<typename Kernel::DispatchPolicy::Schedule>>
+    : std::is_base_of<cutlass::gemm::KernelTmaWarpSpecialized, typename Kernel::DispatchPolicy::Schedule> {};
+
 // ---------------------------------------------------------------------------------------------
 // The GemmUniversalAdapter calls, shared by every kernel. `Derived::make_args(p)` builds the
 // CUTLASS arguments; `Derived::kAlignD` is the output's element alignment; `Derived::kRoundM` the
@@ -169,7 +176,14 @@ struct AdapterFns {
     q.n = (p.n + kAlignD - 1) / kAlignD * kAlignD;
     // Likewise for M where a kernel reads an M-contiguous operand by TMA (blockwise scale_a).
     q.m = (p.m + Derived::kRoundM - 1) / Derived::kRoundM * Derived::kRoundM;
-    auto st = Adapter::can_implement(Derived::make_args(q));
+    auto args = Derived::make_args(q);
+    // A non-persistent kernel (schedule ws) launches one CTA per output tile, the tiles along the problem's
+    // N (M when swapped) as grid.y, which CUDA caps at 65535 and CUTLASS does not check.
+    if constexpr (OneCtaPerTile<typename Adapter::GemmKernel>::value) {
+      const int64_t n = cute::get<1>(args.problem_shape), tn = cute::size<1>(typename Adapter::GemmKernel::TileShape{});
+      if ((n + tn - 1) / tn > 65535) return kTooManyTiles;
+    }
+    auto st = Adapter::can_implement(args);
     return st == cutlass::Status::kSuccess ? kOk : kCutlassStatusBase + int(st);
   }
 
