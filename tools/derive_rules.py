@@ -38,8 +38,9 @@ overrule the sweeps at their shapes (a row naming a kernel of the file's "supers
 is left out): the A/B's winner (lowest median over its rounds) counts as the best of its contenders
 (its time set just under the fastest contender's) and each other contender at least its A/B ratio
 behind the winner. A kernel the A/B did not time keeps its sweep time, so one added after the A/B
-can still take the row (the next `bench.ab --against` decides it). A sweep's single round ranks kernels within a few percent by chance; the
-A/B's alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks lost theirs).
+can still take the row (the next `bench.ab --against` decides it); a retired contender drops out of
+the verdict. A sweep's single round ranks kernels within a few percent by chance; the A/B's
+alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks lost theirs).
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
 """
