@@ -35,6 +35,28 @@ def _choices(valid: Sequence[str]) -> Callable[[str], List[str]]:
     return parse
 
 
+def check_json_path(ap: argparse.ArgumentParser, path: Optional[str]) -> None:
+    """A single-question tool's --json: refused before any GPU work unless it is a writable file in an existing folder."""
+    if not path:
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        ap.error(f"--json {path}: expected a writable file in an existing folder")
+
+
+def check_kernels_on_this_gpu(ap: argparse.ArgumentParser, kernels: Sequence[str]) -> None:
+    """Forced kernels (already checked to be in the table) must be this GPU's arch; a CUDA GPU is needed."""
+    from cutlass_gemm import configs
+    from cutlass_gemm import kernel_table as kt
+
+    if not torch.cuda.is_available():
+        ap.error("needs a CUDA GPU")
+    arch = configs.current_arch()
+    for kern in kernels:
+        if kt.KERNELS[kt.KERNEL_IDS[kern]].arch != arch:
+            ap.error(f"{kern}: a kernel for SM{kt.KERNELS[kt.KERNEL_IDS[kern]].arch}, this GPU is SM{arch}")
+
+
 def _wrap(fn: Callable) -> Callable:
     def parse(text: str):
         try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 import torch
@@ -65,17 +64,9 @@ def main(argv=None) -> int:
         if not ((spec.a == spec.b == "bf16" and spec.out == "bf16") or (spec.a == spec.b == "e4m3" and spec.scale == "tensor_row_col")):
             ap.error(f"{kern}: expected a bf16 -> bf16 kernel or an e4m3 tensor/row-scaled one (not f16, f32-output, "
                      "mixed e5m2 or blockwise)")
-    if args.json:
-        folder = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or (
-                os.path.exists(args.json) and not os.access(args.json, os.W_OK)):
-            ap.error(f"--json {args.json}: expected a writable file in an existing folder")
-    if not torch.cuda.is_available():
-        ap.error("needs a CUDA GPU")
-    arch = configs.current_arch()
-    for kern in args.kernel:
-        if kt.KERNELS[kt.KERNEL_IDS[kern]].arch != arch:
-            ap.error(f"{kern}: a kernel for SM{kt.KERNELS[kt.KERNEL_IDS[kern]].arch}, this GPU is SM{arch}")
+    from bench.cli import check_json_path, check_kernels_on_this_gpu
+    check_json_path(ap, args.json)
+    check_kernels_on_this_gpu(ap, args.kernel)
 
     import cutlass_gemm as cg
     from bench.timing import graph_times_ms, rotation_sets

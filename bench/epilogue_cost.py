@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 
@@ -75,17 +74,9 @@ def main(argv=None) -> int:
         if spec.a != "bf16" or spec.scale != "none" or spec.out == "f32" or not spec.activation:
             ap.error(f"{kern}: expected a bf16 -> bf16 kernel with the activation node (not an FP8, f16, "
                      f"f32-output or _noact one; its _noact twin, if any, is timed alongside)")
-    if args.json:
-        folder = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(folder) or not os.access(folder, os.W_OK) or (
-                os.path.exists(args.json) and not os.access(args.json, os.W_OK)):
-            ap.error(f"--json {args.json}: expected a writable file in an existing folder")
-    if not torch.cuda.is_available():
-        ap.error("needs a CUDA GPU")
-    arch = configs.current_arch()
-    for _, kern in args.case:
-        if kt.KERNELS[kt.KERNEL_IDS[kern]].arch != arch:
-            ap.error(f"{kern}: a kernel for SM{kt.KERNELS[kt.KERNEL_IDS[kern]].arch}, this GPU is SM{arch}")
+    from bench.cli import check_json_path, check_kernels_on_this_gpu
+    check_json_path(ap, args.json)
+    check_kernels_on_this_gpu(ap, [kern for _, kern in args.case])
     out = []
     for (m, n, k), kern in args.case:
         variants = [v for v in VARIANTS if not v.startswith("noact:") or kern + "_noact" in names]
