@@ -17,6 +17,7 @@
 #include <string>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
+#include "graph_timer.cuh"
 #include "kernels/fp8.cuh"
 #include "kernels/gemm16.cuh"
 #include "kernels/sm90_schedules.cuh"
@@ -24,7 +25,6 @@
 using namespace cutlass_gemm;
 using namespace cutlass_gemm::kernels;
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
 
 // Minimal epilogue: D = alpha * acc (LinearCombination), TMA-store or no-smem epilogue schedule.
 template <int TM, int TN, int TK, int CM, int CN, class MainSched, class EpiSched, class Fusion = fusion::LinearCombination<cutlass::bfloat16_t, float, cutlass::bfloat16_t, float>, class TileSched = cutlass::gemm::PersistentScheduler>
@@ -114,7 +114,6 @@ int main(int argc, char** argv) {
   CK(cudaMemcpy(sb, ones.data(), 4 * maxN, cudaMemcpyHostToDevice));
   void* ws; CK(cudaMalloc(&ws, 64 << 20));
   cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
 
   std::vector<Variant> vs = {
       {"e4m3_64x16x256_promoted_act (rule)", &KE4::fns, false},
@@ -137,20 +136,7 @@ int main(int argc, char** argv) {
       {"basic bf16 64x16x128 act", &KBbf16::fns, true},
       {"basic bf16 64x16x256 act", &KBbf16k256::fns, true},
   };
-  auto time_graph = [&](auto&& launch_one) {
-    cudaGraph_t g; cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < kLaunches; ++i) launch_one(i);
-    CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, s)); CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int r = 0; r < kReplays; ++r) {
-      CK(cudaEventRecord(e0, s)); CK(cudaGraphLaunch(ge, s)); CK(cudaEventRecord(e1, s));
-      CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms * 1000 / kLaunches);
-    }
-    CK(cudaGraphExecDestroy(ge)); CK(cudaGraphDestroy(g));
-    std::sort(t.begin(), t.end()); return t[t.size() / 2];
-  };
+  auto time_graph = [&](auto&& launch_one) { return graph_time_us(s, kLaunches, kReplays, launch_one); };
   printf("%-42s", "variant \\ MxNxK (us per call)");
   for (auto& q : probs) { char b[32]; snprintf(b, 32, "%lldx%lldx%lld", (long long)q.m, (long long)q.n / 1024, (long long)q.k / 1024); printf("%11s", b); }
   printf("\n");

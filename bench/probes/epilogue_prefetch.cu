@@ -12,13 +12,13 @@
 #include <algorithm>
 #include <vector>
 #include <cuda_runtime.h>
+#include "graph_timer.cuh"
 #include "kernels/fp8.cuh"
 #include "kernels/sm90_schedules.cuh"
 
 using namespace cutlass_gemm;
 using namespace cutlass_gemm::kernels;
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("CUDA %s at %d: %s\n", #x, __LINE__, cudaGetErrorString(e_)); exit(1);} } while (0)
 
 // A vector the epilogue reads per tile: `axis` 0 runs along the tile's rows (CUTLASS's M; N when
 // swapped), 1 along its columns; `len` 1 is a scalar (every tile reads element 0).
@@ -84,11 +84,11 @@ struct Prefetching {
     a.epilogue = b.epilogue;
     a.hw_info = b.hw_info;
     a.scheduler = b.scheduler;
-    const int32_t per_m_axis = 1, per_n_axis = 0;  // swap-AB only (the decode tiles)
-    a.mainloop.vec[0] = {reinterpret_cast<const char*>(p.scale_a), p.scale_a_numel, 4, per_m_axis};
-    a.mainloop.vec[1] = {reinterpret_cast<const char*>(p.scale_b), p.scale_b_numel, 4, per_n_axis};
+    // swap-AB only (the decode tiles): per-M vectors run along the tile's columns (axis 1), per-N ones its rows (0)
+    a.mainloop.vec[0] = {reinterpret_cast<const char*>(p.scale_a), p.scale_a_numel, 4, 1};
+    a.mainloop.vec[1] = {reinterpret_cast<const char*>(p.scale_b), p.scale_b_numel, 4, 0};
     if (p.bias != nullptr)
-      a.mainloop.vec[2] = {reinterpret_cast<const char*>(p.bias), p.n, p.bias_dtype == DType::kF32 ? 4 : 2, per_n_axis};
+      a.mainloop.vec[2] = {reinterpret_cast<const char*>(p.bias), p.n, p.bias_dtype == DType::kF32 ? 4 : 2, 0};
     return a;
   }
   static constexpr KernelFns fns = AdapterFns<Prefetching, Adapter>::fns;
@@ -121,22 +121,8 @@ int main() {
   CK(cudaMemcpy(sb, sc.data(), 4 * maxN, cudaMemcpyHostToDevice));
   void* ws; CK(cudaMalloc(&ws, 64 << 20));
   cudaStream_t s; CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
 
-  auto time_graph = [&](auto&& launch_one) {
-    cudaGraph_t g; cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    for (int i = 0; i < kLaunches; ++i) launch_one(i);
-    CK(cudaStreamEndCapture(s, &g)); CK(cudaGraphInstantiate(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, s)); CK(cudaStreamSynchronize(s));
-    std::vector<float> t;
-    for (int r = 0; r < kReplays; ++r) {
-      CK(cudaEventRecord(e0, s)); CK(cudaGraphLaunch(ge, s)); CK(cudaEventRecord(e1, s));
-      CK(cudaEventSynchronize(e1)); float ms; CK(cudaEventElapsedTime(&ms, e0, e1)); t.push_back(ms * 1000 / kLaunches);
-    }
-    CK(cudaGraphExecDestroy(ge)); CK(cudaGraphDestroy(g));
-    std::sort(t.begin(), t.end()); return t[t.size() / 2];
-  };
+  auto time_graph = [&](auto&& launch_one) { return graph_time_us(s, kLaunches, kReplays, launch_one); };
 
   const std::vector<Variant> vs = {
       {"ws e4m3 fast 64x16x256", &Fast64::fns, &Prefetching<Fast64>::fns},
