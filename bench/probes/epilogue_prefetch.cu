@@ -1,4 +1,4 @@
-// Epilogue-input prefetch probe (written in session 25, not yet run on a GPU): does warming the L2 with
+// Epilogue-input prefetch probe (written in session 25; run in session 26: slower, output in bench/results/experiments/s26_epilogue_prefetch_probe.txt): does warming the L2 with
 // a tile's scale and bias slices before the mainloop take back part of the ~0.65 us per call that
 // decode_latency.cu puts in our epilogue tree? CUTLASS's broadcast nodes load those vectors only after
 // the last k-tile, a dependent DRAM round trip (the streamed weights have evicted them from L2).
