@@ -73,6 +73,9 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab __att
 extern const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_bf16_t64x64x128_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -161,6 +164,9 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab},
     {"sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab},
     {"sm90_bf16_t64x16x128_c1x1_ws_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x128_c1x1_ws_swapab},
+    {"sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab},
+    {"sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab},
+    {"sm90_bf16_t64x64x128_c1x1_ws_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x64x128_c1x1_ws_swapab},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -179,8 +185,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 85;
-const uint64_t kKernelTableHash = 13309297866129402305ull;
+const int kNumKernels = 88;
+const uint64_t kKernelTableHash = 284571635782332683ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -252,6 +258,9 @@ const KernelGrid kKernelGrids[] = {
     {128, 16, true, false},  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab
     {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
     {64, 16, true, false},  // sm90_bf16_t64x16x128_c1x1_ws_swapab
+    {64, 64, true, false},  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
+    {64, 64, true, false},  // sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab
+    {64, 64, true, false},  // sm90_bf16_t64x64x128_c1x1_ws_swapab
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -341,6 +350,9 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab
     true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
     true,  // sm90_bf16_t64x16x128_c1x1_ws_swapab
+    true,  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
+    true,  // sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab
+    true,  // sm90_bf16_t64x64x128_c1x1_ws_swapab
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm

@@ -17,4 +17,10 @@ const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab = ScaledGemm<DT
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 16, 256, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
+extern const KernelFns sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab;
+const KernelFns sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 64, 256, 1, 1, sm90::Ws<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab;
+const KernelFns sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 64, 256, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
 }  // namespace cutlass_gemm::kernels
