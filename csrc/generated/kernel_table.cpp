@@ -75,9 +75,6 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab __at
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab __attribute__((weak));
-extern const KernelFns sm90_bf16_t64x64x128_c1x1_ws_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t64x64x256_c2x1_ws_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x64x128_c2x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
@@ -169,9 +166,6 @@ const KernelInfo kKernels[] = {
     {"sm90_bf16_t64x16x128_c1x1_ws_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x128_c1x1_ws_swapab},
     {"sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab},
     {"sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab},
-    {"sm90_bf16_t64x64x128_c1x1_ws_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x64x128_c1x1_ws_swapab},
-    {"sm90_e4m3_scaled_fast_t64x64x256_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x64x256_c2x1_ws_swapab},
-    {"sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab},
     {"sm90_bf16_t64x64x128_c2x1_ws_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x64x128_c2x1_ws_swapab},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
@@ -191,8 +185,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 91;
-const uint64_t kKernelTableHash = 2942169966235305170ull;
+const int kNumKernels = 88;
+const uint64_t kKernelTableHash = 3266797159611227960ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -266,9 +260,6 @@ const KernelGrid kKernelGrids[] = {
     {64, 16, true, false},  // sm90_bf16_t64x16x128_c1x1_ws_swapab
     {64, 64, true, false},  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
     {64, 64, true, false},  // sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab
-    {64, 64, true, false},  // sm90_bf16_t64x64x128_c1x1_ws_swapab
-    {64, 64, true, false},  // sm90_e4m3_scaled_fast_t64x64x256_c2x1_ws_swapab
-    {64, 64, true, false},  // sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab
     {64, 64, true, false},  // sm90_bf16_t64x64x128_c2x1_ws_swapab
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
@@ -361,9 +352,6 @@ const bool kKernelActivation[] = {
     true,  // sm90_bf16_t64x16x128_c1x1_ws_swapab
     true,  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
     true,  // sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab
-    true,  // sm90_bf16_t64x64x128_c1x1_ws_swapab
-    true,  // sm90_e4m3_scaled_fast_t64x64x256_c2x1_ws_swapab
-    true,  // sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab
     true,  // sm90_bf16_t64x64x128_c2x1_ws_swapab
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
@@ -413,8 +401,11 @@ const RetiredKernel kRetired[] = {
     {"sm90_bf16_t128x128x64_c1x2_pingpong_fixsilu", "the activation compiled in instead of the run-time switch (bias + residual, two rounds each, bench/results/experiments/s20_act_fixed_vs_runtime.json): fixed / switch time 0.95-0.98 on the 128x256 c2x1 coop tile (gelu at 2048^3, 4096^3, 2048x8192x8192), 0.99-1.04 on the 128x128 c1x2 ping-pong (gelu, silu at 4096^3, 512 and 2048x8192x8192): a few percent at most, for a kernel per activation"},
     {"sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.26-2.33x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.26x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.22-2.24x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.30x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
+    {"sm90_e4m3_scaled_fast_t64x64x256_c2x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): at most 0.1% faster than 1x1 (64x8192x28672), 0.8-3.8% slower at the other M = 64 shapes"},
+    {"sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): at most 0.4% faster than 1x1 (fused 64x8192x8192), up to 7% slower (fused 64x8192x28672)"},
+    {"sm90_bf16_t64x64x128_c1x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): 0.7-2.3% slower than the 2x1 tile wherever the tile wins (e.g. 64x8192x28672 112.4 against 110.9 us)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 27;
+const int kNumRetired = 30;
 
 }  // namespace cutlass_gemm

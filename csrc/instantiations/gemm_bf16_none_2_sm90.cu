@@ -20,7 +20,7 @@ const KernelFns sm90_bf16_t64x16x128_c1x1_pingpong_swapab = Gemm16<DType::kBf16,
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab;
 const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 16, 128, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
-extern const KernelFns sm90_bf16_t64x64x128_c1x1_ws_swapab;
-const KernelFns sm90_bf16_t64x64x128_c1x1_ws_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 64, 128, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+extern const KernelFns sm90_bf16_t64x64x128_c2x1_ws_swapab;
+const KernelFns sm90_bf16_t64x64x128_c2x1_ws_swapab = Gemm16<DType::kBf16, DType::kBf16, 64, 64, 128, 2, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
 }  // namespace cutlass_gemm::kernels
