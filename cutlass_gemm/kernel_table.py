@@ -338,6 +338,20 @@ def _sm90_m64_ws() -> List[Kernel]:
     ]
 
 
+def _sm90_n80_ws() -> List[Kernel]:
+    """Non-swapped 64x80 ws tiles for N = 10240 at M <= 64 (session 27): 10240 / 80 = 128 CTAs, one wave on
+    132 SMs, where the 64-wide tiles make 160 (1.2 waves) and the 128-wide ones 80. One 64x80 wgmma per k-step
+    (CuTe's extended wgmma shapes, on since session 17; session 16's 128x80 coop tile lost with five narrow
+    ones). The activation rows a 64-row tile lacks are TMA's zero fill: no DRAM traffic, only idle MMA rows."""
+    ws = dict(arch=90, schedule="ws", cluster=(1, 1))
+    scaled = dict(a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", tile=(64, 80, 256), **ws)
+    return [
+        Kernel(accum="fast", **scaled),
+        Kernel(accum="promoted", **scaled),
+        Kernel(a="bf16", b="bf16", out="bf16", tile=(64, 80, 128), **ws),
+    ]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -409,6 +423,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_fp8_decode()
     + _sm90_decode_ws()
     + _sm90_m64_ws()
+    + _sm90_n80_ws()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

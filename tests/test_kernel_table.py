@@ -93,9 +93,9 @@ def test_host_probe_every_compiled_kernel():
 
 
 def test_ws_kernels_refuse_more_tiles_than_a_grid_holds():
-    """Schedule ws launches one CTA per output tile, the tiles along the tile's second extent (M, swap-AB) as
-    grid.y, at most 65535: can_implement refuses beyond that (CUTLASS does not check), so the op raises
-    before any launch (host probe, no GPU)."""
+    """Schedule ws launches one CTA per output tile, the tiles along the tile's second extent (M when swap-AB,
+    else N) as grid.y, at most 65535: can_implement refuses beyond that (CUTLASS does not check), so the op
+    raises before any launch (host probe, no GPU)."""
     import torch
 
     mask = torch.ops.cutlass_gemm._compiled_kernels().tolist()
@@ -103,10 +103,10 @@ def test_ws_kernels_refuse_more_tiles_than_a_grid_holds():
     if not ws:
         pytest.skip("no ws kernel in this build")
     for i, k in ws:
-        assert k.swap_ab, k.name
-        rows = k.tile[1] * 65535  # the most M one grid holds
-        assert torch.ops.cutlass_gemm._probe_kernel(i, rows, 1024, 4096, 132).tolist()[0] == 0, k.name
-        assert torch.ops.cutlass_gemm._probe_kernel(i, rows + 1, 1024, 4096, 132).tolist()[0] == 3, k.name  # kTooManyTiles
+        most = k.tile[1] * 65535  # the most M (swap-AB) or N one grid holds
+        mn = (lambda x: (x, 1024)) if k.swap_ab else (lambda x: (1024, x))
+        assert torch.ops.cutlass_gemm._probe_kernel(i, *mn(most), 4096, 132).tolist()[0] == 0, k.name
+        assert torch.ops.cutlass_gemm._probe_kernel(i, *mn(most + 8), 4096, 132).tolist()[0] == 3, k.name  # kTooManyTiles
     # the persistent kernels' grids are at most the SM count: the same M is theirs to take
     pp = kt.KERNEL_IDS["sm90_bf16_t64x16x128_c1x1_pingpong_swapab"]
     if mask[pp]:
