@@ -352,6 +352,15 @@ def _sm90_n80_ws() -> List[Kernel]:
     ]
 
 
+def _sm90_bf16_wide_streamk() -> List[Kernel]:
+    """The bf16 128x256 c2x1 cooperative tile (the large-shape workhorse) under the stream-K scheduler, for grids a
+    little over one wave (session 27): 512x10240x8192 is 80 cluster tiles on 66 cluster slots, where data-parallel
+    runs a second, nearly empty round (191 us against the 128x160 tile's 138, cuBLAS 124-139 in the sweeps); CUTLASS's
+    heuristic keeps one data-parallel wave and splits the rest across every SM."""
+    return [Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 256, 64), cluster=(2, 1), schedule="coop",
+                   scheduler="streamk")]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -424,6 +433,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_decode_ws()
     + _sm90_m64_ws()
     + _sm90_n80_ws()
+    + _sm90_bf16_wide_streamk()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()
