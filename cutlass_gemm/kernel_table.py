@@ -352,15 +352,6 @@ def _sm90_n80_ws() -> List[Kernel]:
     ]
 
 
-def _sm90_bf16_wide_streamk() -> List[Kernel]:
-    """The bf16 128x256 c2x1 cooperative tile (the large-shape workhorse) under the stream-K scheduler, for grids a
-    little over one wave (session 27): 512x10240x8192 is 80 cluster tiles on 66 cluster slots, where data-parallel
-    runs a second, nearly empty round (191 us against the 128x160 tile's 138, cuBLAS 124-139 in the sweeps); CUTLASS's
-    heuristic keeps one data-parallel wave and splits the rest across every SM."""
-    return [Kernel(arch=90, a="bf16", b="bf16", out="bf16", tile=(128, 256, 64), cluster=(2, 1), schedule="coop",
-                   scheduler="streamk")]
-
-
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -433,7 +424,6 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_decode_ws()
     + _sm90_m64_ws()
     + _sm90_n80_ws()
-    + _sm90_bf16_wide_streamk()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()
@@ -528,6 +518,11 @@ RETIRED: Dict[str, str] = {
         "at most 0.1% faster than 1x1 (64x8192x28672), 0.8-3.8% slower at the other M = 64 shapes"),
     "sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab": _M64_CLUSTER.format(
         "at most 0.4% faster than 1x1 (fused 64x8192x8192), up to 7.5% slower (fused 64x8192x28672)"),
+    "sm90_bf16_t128x256x64_c2x1_coop_streamk":
+        "the 128x256 c2x1 coop tile under stream-K, for grids a little over one wave (session 27, "
+        "sweeps/*_sk256_s27_1.json, bf16 plain and fused): slower than the selected kernel at every shape swept "
+        "(512x10240x8192 156.0 against the 128x160 c2x1 coop's 136.9 us, 128x10240x8192 75.8 against 50.6, 2048^3 "
+        "28.8 against 26.4; A/B at 2048^3 1.07x the data-parallel tile's time: ab/s27d_bf16_none.json)",
     "sm90_bf16_t64x64x128_c1x1_ws_swapab": _M64_CLUSTER.format(
         "0.6-2.3% slower than the 2x1 tile wherever the tile wins (e.g. 64x8192x28672 112.4 against 110.9 us)"),
 }

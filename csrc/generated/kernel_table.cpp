@@ -79,7 +79,6 @@ extern const KernelFns sm90_bf16_t64x64x128_c2x1_ws_swapab __attribute__((weak))
 extern const KernelFns sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x80x128_c1x1_ws __attribute__((weak));
-extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_streamk __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -174,7 +173,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws},
     {"sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws},
     {"sm90_bf16_t64x80x128_c1x1_ws", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x80x128_c1x1_ws},
-    {"sm90_bf16_t128x256x64_c2x1_coop_streamk", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c2x1_coop_streamk},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -193,8 +191,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 92;
-const uint64_t kKernelTableHash = 13047208663796037701ull;
+const int kNumKernels = 91;
+const uint64_t kKernelTableHash = 11843795003417218953ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -272,7 +270,6 @@ const KernelGrid kKernelGrids[] = {
     {64, 80, false, false},  // sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws
     {64, 80, false, false},  // sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws
     {64, 80, false, false},  // sm90_bf16_t64x80x128_c1x1_ws
-    {128, 256, false, true},  // sm90_bf16_t128x256x64_c2x1_coop_streamk
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -368,7 +365,6 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws
     true,  // sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws
     true,  // sm90_bf16_t64x80x128_c1x1_ws
-    true,  // sm90_bf16_t128x256x64_c2x1_coop_streamk
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -419,9 +415,10 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop", "a tile whose count at N = 10240 fills 132 SMs in whole waves (128 tiles at M <= 128, 256 at M = 512); session-16 N = 10240 sweeps (bench/results/sweeps/*_wf.json): 1.22-2.24x the best kernel's time at M 1-8192 (row, 128x10240x8192: 1.30x), built without CuTe's extended wgmma shapes (CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED): five narrow wgmmas (64x16 / 64x32) per k-step where one 64x80 / 64x160 does (SASS; notes/gpu_runbook.md, session 16)"},
     {"sm90_e4m3_scaled_fast_t64x64x256_c2x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): at most 0.1% faster than 1x1 (64x8192x28672), 0.8-3.8% slower at the other M = 64 shapes"},
     {"sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): at most 0.4% faster than 1x1 (fused 64x8192x8192), up to 7.5% slower (fused 64x8192x28672)"},
+    {"sm90_bf16_t128x256x64_c2x1_coop_streamk", "the 128x256 c2x1 coop tile under stream-K, for grids a little over one wave (session 27, sweeps/*_sk256_s27_1.json, bf16 plain and fused): slower than the selected kernel at every shape swept (512x10240x8192 156.0 against the 128x160 c2x1 coop's 136.9 us, 128x10240x8192 75.8 against 50.6, 2048^3 28.8 against 26.4; A/B at 2048^3 1.07x the data-parallel tile's time: ab/s27d_bf16_none.json)"},
     {"sm90_bf16_t64x64x128_c1x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): 0.6-2.3% slower than the 2x1 tile wherever the tile wins (e.g. 64x8192x28672 112.4 against 110.9 us)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 30;
+const int kNumRetired = 31;
 
 }  // namespace cutlass_gemm
