@@ -342,7 +342,12 @@ def _sm90_n80_ws() -> List[Kernel]:
     """Non-swapped 64x80 ws tiles for N = 10240 at M <= 64 (session 27): 10240 / 80 = 128 CTAs, one wave on
     132 SMs, where the 64-wide tiles make 160 (1.2 waves) and the 128-wide ones 80. One 64x80 wgmma per k-step
     (CuTe's extended wgmma shapes, on since session 17; session 16's 128x80 coop tile lost with five narrow
-    ones). The activation rows a 64-row tile lacks are TMA's zero fill: no DRAM traffic, only idle MMA rows."""
+    ones). Sweeps (bench/results/sweeps/*_n80_s27_*.json, *_m8m48_s27_*.json, 2 rounds) and same-run A/Bs
+    (bench/results/ab/s27_*.json): M 40-64 at N = 10240 in every FP8 family and bf16 (64x10240x8192 FP8 row accurate
+    26.5 -> 25.5 us, fast 25.9 -> 25.0, bf16 45.1 -> 44.0). At M <= 32 they lose to the swapped 16-wide tiles (M = 1:
+    30.5 against 24.5 us): the rows a 64-row activation tile lacks are TMA zero fill, which the sweeps show costing
+    time in every kernel whose activation tile is taller than M. At the other llama3_70b (N, K) 3-6% slower than the
+    64x64 swapped tile."""
     ws = dict(arch=90, schedule="ws", cluster=(1, 1))
     scaled = dict(a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", tile=(64, 80, 256), **ws)
     return [
