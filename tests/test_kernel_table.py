@@ -105,8 +105,9 @@ def test_ws_kernels_refuse_more_tiles_than_a_grid_holds():
     for i, k in ws:
         most = k.tile[1] * 65535  # the most M (swap-AB) or N one grid holds
         mn = (lambda x: (x, 1024)) if k.swap_ab else (lambda x: (1024, x))
+        over = most + (1 if k.swap_ab else 8)  # N stays a multiple of 8 (D's 16-byte rows), else a different refusal
         assert torch.ops.cutlass_gemm._probe_kernel(i, *mn(most), 4096, 132).tolist()[0] == 0, k.name
-        assert torch.ops.cutlass_gemm._probe_kernel(i, *mn(most + 8), 4096, 132).tolist()[0] == 3, k.name  # kTooManyTiles
+        assert torch.ops.cutlass_gemm._probe_kernel(i, *mn(over), 4096, 132).tolist()[0] == 3, k.name  # kTooManyTiles
     # the persistent kernels' grids are at most the SM count: the same M is theirs to take
     pp = kt.KERNEL_IDS["sm90_bf16_t64x16x128_c1x1_pingpong_swapab"]
     if mask[pp]:
