@@ -69,6 +69,7 @@ class Kernel:
     swap_ab: bool = False
     scheduler: str = "persistent"
     activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
+    ctas_per_sm: int = 1  # ws only: 2 sizes the stages to half an SM's shared memory, two CTAs resident per SM
 
     @property
     def name(self) -> str:
@@ -90,6 +91,8 @@ class Kernel:
             parts.append(self.scheduler)
         if not self.activation:
             parts.append("noact")
+        if self.ctas_per_sm != 1:
+            parts.append(f"{self.ctas_per_sm}persm")
         return "_".join(parts)
 
     @property
@@ -357,6 +360,25 @@ def _sm90_n80_ws() -> List[Kernel]:
     ]
 
 
+def _sm90_decode_ws_2persm() -> List[Kernel]:
+    """The FP8 64x16 / 64x32 swap-AB ws decode tiles with two CTAs resident per SM (session 28): their stages cut
+    to fit half an SM's shared memory (64x16x256: 5 stages, 101 KB, against 11 at one CTA per SM; 64x32x256: 4),
+    so N = 10240's 160 tiles all stream at once instead of in 1.2 waves (a second wave of 28 CTAs streaming
+    alone), with 64 weight rows per CTA where the 128x16 tile's 80 CTAs leave 52 SMs idle. Probe
+    (bench/probes/ws_occupancy.cu, bench/results/experiments/s28_ws_occupancy_*.txt, graph replay, row scales +
+    bias, promoted): 16x10240x8192 24.7 -> 23.1-23.4 us against the 128x16 tile, 32x10240x8192 23.7 against
+    26.9 for the 64x80 tile; at N = 8192 (128 tiles, one wave either way) 2-4% slower than the 11-stage
+    tile, so the rules keep that there."""
+    ws = dict(arch=90, schedule="ws", swap_ab=True, ctas_per_sm=2, cluster=(1, 1))
+    scaled = dict(a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", **ws)
+    return [
+        Kernel(tile=(64, 16, 256), accum="fast", **scaled),
+        Kernel(tile=(64, 16, 256), accum="promoted", **scaled),
+        Kernel(tile=(64, 32, 256), accum="fast", **scaled),
+        Kernel(tile=(64, 32, 256), accum="promoted", **scaled),
+    ]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -429,6 +451,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_decode_ws()
     + _sm90_m64_ws()
     + _sm90_n80_ws()
+    + _sm90_decode_ws_2persm()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -1,6 +1,7 @@
 """The kernel table: budget, naming, generated files, and the built extension matching it."""
 
 import collections
+import dataclasses
 import importlib.util
 import os
 import re
@@ -40,7 +41,7 @@ def test_names_unique_and_descriptive():
     names = [k.name for k in kt.KERNELS]
     assert len(set(names)) == len(names)
     for k in kt.KERNELS:
-        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact)?", k.name), k.name
+        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact)?(_2persm)?", k.name), k.name
         assert k.a in kt.DTYPES and k.b in kt.DTYPES and k.out in kt.DTYPES
         assert k.scale in kt.SCALE_MODES and k.accum in kt.ACCUMS
         assert k.schedule in kt.SCHEDULES and k.scheduler in kt.SCHEDULERS
@@ -49,6 +50,21 @@ def test_names_unique_and_descriptive():
             assert k.tile[0] >= 128, f"{k.name}: cooperative needs a 128-row tile"
         if k.schedule == "ws":  # CUTLASS's non-persistent kernel takes no stream-K scheduler; SM90 only
             assert k.arch == 90 and k.scheduler == "persistent" and k.scale != "blockwise", k.name
+        # Two resident CTAs per SM: only the non-persistent kernel (a persistent grid is sized to one per SM)
+        assert k.ctas_per_sm == 1 or (k.ctas_per_sm == 2 and k.schedule == "ws"), k.name
+
+
+def test_two_per_sm_template_and_refusals():
+    gen = _generator()
+    two = [k for k in kt.KERNELS if k.ctas_per_sm == 2]
+    assert two, "the table has two-CTA-per-SM kernels (kernel_table._sm90_decode_ws_2persm)"
+    for k in two:
+        assert "sm90::Ws<" in gen.kernel_type(k) and ", 2>" in gen.kernel_type(k), gen.kernel_type(k)
+    one = dataclasses.replace(two[0], ctas_per_sm=1)
+    assert gen.kernel_type(one).count(", 2>") == 0 and one.name + "_2persm" == two[0].name
+    for bad in (dataclasses.replace(two[0], schedule="pingpong"), dataclasses.replace(two[0], ctas_per_sm=3)):
+        with pytest.raises(NotImplementedError, match="two CTAs per SM"):
+            gen.kernel_type(bad)
 
 
 def test_every_kernel_has_a_template():

@@ -65,13 +65,15 @@ def kernel_type(k) -> str:
     m, n, kk = k.tile
     if k.arch == 90:
         fast = "true" if k.accum == "fast" else "false"
-        sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>", "ws": f"sm90::Ws<{fast}>"}[k.schedule]
+        sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>", "ws": f"sm90::Ws<{fast}>" if k.ctas_per_sm == 1 else f"sm90::Ws<{fast}, {k.ctas_per_sm}>"}[k.schedule]
     elif k.arch == 100:
         sched = {"1sm": "sm100::OneSm", "2sm": "sm100::TwoSm"}[k.schedule]
     else:
         raise NotImplementedError(f"no kernel template for {k.name}")
     if k.scheduler == "streamk" and (k.arch, k.schedule) != (90, "coop"):
         raise NotImplementedError(f"{k.name}: stream-K is built for SM90 cooperative kernels only")
+    if k.ctas_per_sm != 1 and (k.arch, k.schedule, k.ctas_per_sm) != (90, "ws", 2):
+        raise NotImplementedError(f"{k.name}: two CTAs per SM are built for the SM90 ws schedule only")
     if k.schedule == "ws" and k.scale == "blockwise":
         raise NotImplementedError(f"{k.name}: the non-persistent schedule is built for 16-bit and tensor/row/column FP8")
     if k.swap_ab and k.arch != 90:

@@ -79,6 +79,10 @@ extern const KernelFns sm90_bf16_t64x64x128_c2x1_ws_swapab __attribute__((weak))
 extern const KernelFns sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x80x128_c1x1_ws __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -173,6 +177,10 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws},
     {"sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws},
     {"sm90_bf16_t64x80x128_c1x1_ws", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x80x128_c1x1_ws},
+    {"sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm},
+    {"sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm},
+    {"sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm},
+    {"sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -191,8 +199,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 91;
-const uint64_t kKernelTableHash = 11843795003417218953ull;
+const int kNumKernels = 95;
+const uint64_t kKernelTableHash = 1815779412763826401ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -270,6 +278,10 @@ const KernelGrid kKernelGrids[] = {
     {64, 80, false, false},  // sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws
     {64, 80, false, false},  // sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws
     {64, 80, false, false},  // sm90_bf16_t64x80x128_c1x1_ws
+    {64, 16, true, false},  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm
+    {64, 16, true, false},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
+    {64, 32, true, false},  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
+    {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -365,6 +377,10 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws
     true,  // sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws
     true,  // sm90_bf16_t64x80x128_c1x1_ws
+    true,  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm
+    true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
+    true,  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
+    true,  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm

@@ -206,6 +206,14 @@ struct AdapterFns {
         cudaGetLastError();  // clear the sticky-free error so later calls see their own status
         return kCutlassStatusBase + int(cutlass::Status::kErrorInternal);
       }
+      // Two resident CTAs need the SM's whole carveout as shared memory (the driver may otherwise pick one
+      // that fits a single CTA of this size).
+      if (Kernel::MinBlocksPerMultiprocessor > 1 &&
+          cudaFuncSetAttribute(cutlass::device_kernel<Kernel>, cudaFuncAttributePreferredSharedMemoryCarveout,
+                               int(cudaSharedmemCarveoutMaxShared)) != cudaSuccess) {
+        cudaGetLastError();
+        return kCutlassStatusBase + int(cutlass::Status::kErrorInternal);
+      }
       if (p.device >= 0 && p.device < kMaxDevices) smem_set[p.device].store(true, std::memory_order_relaxed);
     }
     st = Adapter::run(params, stream, /*cuda_adapter=*/nullptr, /*launch_with_pdl=*/p.pdl);
@@ -236,16 +244,27 @@ using CollectiveEpilogueFor = typename cutlass::epilogue::collective::Collective
     ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // D
     typename Schedule::Epilogue, Tree>::CollectiveOp;
 
-// The mainloop collective (FP32 accumulation) with the stages left after the epilogue's shared memory.
+// CTAs a schedule keeps resident per SM: sm90::Ws<Fast, 2> sizes its stages so two fit; every other schedule 1.
+template <class Schedule, class = void>
+struct CtasPerSm : std::integral_constant<int, 1> {};
+template <class Schedule>
+struct CtasPerSm<Schedule, std::void_t<decltype(Schedule::kCtasPerSm)>> : std::integral_constant<int, Schedule::kCtasPerSm> {};
+
+// Shared memory one of `n` co-resident CTAs may use on an SM90 SM (228 KB, 1 KB reserved per CTA).
+constexpr int sm90_smem_per_cta(int n) { return (228 * 1024 - n * 1024) / n; }
+
+// The mainloop collective (FP32 accumulation) with the stages left after the epilogue's shared memory, in
+// the whole of an SM's opt-in shared memory or, with CtasPerSm = 2, in half an SM's.
 template <class ElementA, class LayoutA, int AlignA, class ElementB, class LayoutB, int AlignB, class MmaTile,
-          class ClusterShape, class CollectiveEpilogue, class Arch, class KernelSchedule>
+          class ClusterShape, class CollectiveEpilogue, class Arch, class KernelSchedule, int CtasPerSm_ = 1>
 using CollectiveMainloopFor = typename cutlass::gemm::collective::CollectiveBuilder<
     Arch, cutlass::arch::OpClassTensorOp,
     ElementA, LayoutA, AlignA,
     ElementB, LayoutB, AlignB,
     float,
     MmaTile, ClusterShape,
-    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage)) +
+        (CtasPerSm_ > 1 ? cutlass::gemm::collective::detail::sm90_smem_capacity_bytes - sm90_smem_per_cta(CtasPerSm_) : 0)>,
     KernelSchedule>::CollectiveOp;
 
 // Stream-K tile scheduler tag: CUTLASS's SM90 stream-K scheduler (default arguments: deterministic
@@ -274,10 +293,22 @@ struct TileSchedulerSelector<cutlass_gemm::kernels::StreamK, arch::Sm90, TileSha
 
 namespace cutlass_gemm::kernels {
 
-// A persistent kernel: data-parallel tiles (PersistentScheduler) or stream-K (StreamK).
-template <class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler>
-using PersistentKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
-                                                              CollectiveEpilogue, TileScheduler>;
+// CUTLASS's kernel with its launch bound asking for `N` resident CTAs per SM (registers capped to fit).
+template <class Kernel, int N>
+struct WithMinBlocks : Kernel {
+  static constexpr uint32_t MinBlocksPerMultiprocessor = N;
+  static_assert(Kernel::SharedStorageSize <= sm90_smem_per_cta(N), "stages leave too little shared memory for N CTAs per SM");
+};
+
+// A persistent kernel: data-parallel tiles (PersistentScheduler) or stream-K (StreamK); with CtasPerSm_ = 2
+// (sm90::Ws<Fast, 2>), the non-persistent kernel launched for two resident CTAs per SM.
+template <class CollectiveMainloop, class CollectiveEpilogue, class TileScheduler, int CtasPerSm_ = 1>
+using PersistentKernel = cute::conditional_t<
+    CtasPerSm_ == 1,
+    cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue, TileScheduler>,
+    WithMinBlocks<cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue,
+                                                       TileScheduler>,
+                  CtasPerSm_>>;
 
 // A row-major [rows, ld] stride of C/D, or the same memory as CUTLASS's column-major D' (swap-AB).
 template <class Stride_, class Orient>

@@ -45,8 +45,8 @@ struct ScaledGemm {
       CollectiveMainloopFor<MmaA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
                             MmaB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Mainloop>;
-  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
+                            typename Schedule::Mainloop, CtasPerSm<Schedule>::value>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler, CtasPerSm<Schedule>::value>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   static typename Adapter::Arguments make_args(const GemmParams& p) {

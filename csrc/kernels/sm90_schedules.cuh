@@ -31,11 +31,13 @@ struct Pingpong {  // consumer warpgroups alternate tiles: one's epilogue hides 
   using BlockScales = cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128>;
 };
 
-template <bool Fast = false>
+template <bool Fast = false, int CtasPerSm = 1>
 struct Ws {  // non-persistent: one producer and one consumer warpgroup, one tile per CTA (grid = tiles):
-             // less fixed cost per call than the persistent kernels, for decode tiles
+             // less fixed cost per call than the persistent kernels, for decode tiles. CtasPerSm = 2: the stages
+             // fit half an SM's shared memory, so a grid of up to 2 x 132 tiles is resident at once
   using Arch = cutlass::arch::Sm90;
   static constexpr int kCtasPerMma = 1;
+  static constexpr int kCtasPerSm = CtasPerSm;
   using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedFP8FastAccum,
                                        cutlass::gemm::KernelTmaWarpSpecialized>;
   using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
