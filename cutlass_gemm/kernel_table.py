@@ -369,8 +369,10 @@ def _sm90_decode_ws_2persm() -> List[Kernel]:
     bias, promoted): 16x10240x8192 24.7 -> 23.1-23.4 us against the 128x16 tile, 32x10240x8192 23.7 against
     26.9 for the 64x80 tile; at N = 8192 (128 tiles, one wave either way) 2-4% slower than the 11-stage
     tile. Sweep + same-run A/Bs (bench/results/sweeps/*_2persm_s28_1.json, bench/results/ab/s28_*.json): N = 10240 at
-    M 8-32 in every FP8 family (M 1 too, promoted), e.g. 24x10240x8192 row fast 25.9 -> 23.8 us, 32x10240x8192 row
-    accurate + GELU + residual 28.6 -> 24.4; N = 8192 keeps the 11-stage tile with PDL (M = 16: 18.7 against 19.9)."""
+    M 1-32 in every FP8 family (fast M 1-8 once launched with PDL, bench/results/ab/s28p_*.json), e.g. 24x10240x8192
+    row fast 25.9 -> 23.8 us, 32x10240x8192 row accurate + GELU + residual 28.6 -> 24.4; with PDL (unlike the 80-CTA
+    128x16 grid) 16x10240x8192 row accurate 23.8 -> 22.6. N = 8192 keeps the 11-stage tile with PDL (M = 16: 18.7
+    against 19.9)."""
     ws = dict(arch=90, schedule="ws", swap_ab=True, ctas_per_sm=2, cluster=(1, 1))
     scaled = dict(a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", **ws)
     return [
