@@ -383,6 +383,25 @@ def _sm90_decode_ws_2persm() -> List[Kernel]:
     ]
 
 
+def _sm90_m128_ws() -> List[Kernel]:
+    """Non-swapped ws tiles whose 128 rows cover a whole M = 65-128 activation (session 29), the M = 64 ws tiles'
+    structure one step up: each weight row streams from DRAM once, into 128 CTAs (one wave) at N = 10240 (80-wide)
+    and N = 8192 (64-wide). The llama3_70b M = 128 rows ran at 66-73% of the bandwidth bound in FP8 (tables at
+    43d620d / 9a25c7b: the 64x160 c2x1 and 64x128 ping-pong tiles, two 64-row CTAs per weight slab, one consumer
+    warpgroup busy each) and 79-80% in bf16 (the 128x80 c1x2 coop and 64x128 ping-pong tiles)."""
+    ws = dict(arch=90, schedule="ws", cluster=(1, 1))
+    scaled = dict(a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", **ws)
+    bf16 = dict(a="bf16", b="bf16", out="bf16", **ws)
+    return [
+        Kernel(tile=(128, 80, 256), accum="fast", **scaled),
+        Kernel(tile=(128, 80, 256), accum="promoted", **scaled),
+        Kernel(tile=(128, 64, 256), accum="fast", **scaled),
+        Kernel(tile=(128, 64, 256), accum="promoted", **scaled),
+        Kernel(tile=(128, 80, 128), **bf16),
+        Kernel(tile=(128, 64, 128), **bf16),
+    ]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -456,6 +475,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_m64_ws()
     + _sm90_n80_ws()
     + _sm90_decode_ws_2persm()
+    + _sm90_m128_ws()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -83,6 +83,12 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm __
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x80x128_c1x1_ws __attribute__((weak));
+extern const KernelFns sm90_bf16_t128x64x128_c1x1_ws __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -181,6 +187,12 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm},
     {"sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm},
     {"sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm},
+    {"sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws},
+    {"sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws},
+    {"sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws},
+    {"sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws},
+    {"sm90_bf16_t128x80x128_c1x1_ws", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x80x128_c1x1_ws},
+    {"sm90_bf16_t128x64x128_c1x1_ws", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x64x128_c1x1_ws},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -199,8 +211,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 95;
-const uint64_t kKernelTableHash = 1815779412763826401ull;
+const int kNumKernels = 101;
+const uint64_t kKernelTableHash = 10553316029475470863ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -282,6 +294,12 @@ const KernelGrid kKernelGrids[] = {
     {64, 16, true, false},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
     {64, 32, true, false},  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
     {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
+    {128, 80, false, false},  // sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws
+    {128, 80, false, false},  // sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws
+    {128, 64, false, false},  // sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws
+    {128, 64, false, false},  // sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws
+    {128, 80, false, false},  // sm90_bf16_t128x80x128_c1x1_ws
+    {128, 64, false, false},  // sm90_bf16_t128x64x128_c1x1_ws
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -381,6 +399,12 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
     true,  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
     true,  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
+    true,  // sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws
+    true,  // sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws
+    true,  // sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws
+    true,  // sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws
+    true,  // sm90_bf16_t128x80x128_c1x1_ws
+    true,  // sm90_bf16_t128x64x128_c1x1_ws
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
