@@ -383,25 +383,6 @@ def _sm90_decode_ws_2persm() -> List[Kernel]:
     ]
 
 
-def _sm90_m128_ws() -> List[Kernel]:
-    """Non-swapped ws tiles whose 128 rows cover a whole M = 65-128 activation (session 29), the M = 64 ws tiles'
-    structure one step up: each weight row streams from DRAM once, into 128 CTAs (one wave) at N = 10240 (80-wide)
-    and N = 8192 (64-wide). The llama3_70b M = 128 rows ran at 66-73% of the bandwidth bound in FP8 (tables at
-    43d620d / 9a25c7b: the 64x160 c2x1 and 64x128 ping-pong tiles, two 64-row CTAs per weight slab, one consumer
-    warpgroup busy each) and 79-80% in bf16 (the 128x80 c1x2 coop and 64x128 ping-pong tiles)."""
-    ws = dict(arch=90, schedule="ws", cluster=(1, 1))
-    scaled = dict(a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", **ws)
-    bf16 = dict(a="bf16", b="bf16", out="bf16", **ws)
-    return [
-        Kernel(tile=(128, 80, 256), accum="fast", **scaled),
-        Kernel(tile=(128, 80, 256), accum="promoted", **scaled),
-        Kernel(tile=(128, 64, 256), accum="fast", **scaled),
-        Kernel(tile=(128, 64, 256), accum="promoted", **scaled),
-        Kernel(tile=(128, 80, 128), **bf16),
-        Kernel(tile=(128, 64, 128), **bf16),
-    ]
-
-
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -475,7 +456,6 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_m64_ws()
     + _sm90_n80_ws()
     + _sm90_decode_ws_2persm()
-    + _sm90_m128_ws()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()
@@ -513,6 +493,10 @@ _UNUSED_S25 = ("named by no rule derived from the sweeps and A/Bs committed up t
 _M64_CLUSTER = ("the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b "
                 "(N, K), 3 rounds): {}")
 
+
+_M128_WS = ("session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; "
+            "bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven "
+            "families): {}")
 
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
@@ -577,6 +561,18 @@ RETIRED: Dict[str, str] = {
         "28.8 against 26.4; A/B at 2048^3 1.07x the data-parallel tile's time: ab/s27d_bf16_none.json)",
     "sm90_bf16_t64x64x128_c1x1_ws_swapab": _M64_CLUSTER.format(
         "0.6-2.3% slower than the 2x1 tile wherever the tile wins (e.g. 64x8192x28672 112.4 against 110.9 us)"),
+    "sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws": _M128_WS.format(
+        "0.99-1.01x the selected kernel at 128x10240x8192, 0.70-0.89x everywhere else (M = 80: 0.70-0.80x)"),
+    "sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws": _M128_WS.format(
+        "0.96-1.01x the selected kernel at 128x10240x8192, 0.71-0.89x everywhere else (M = 80: 0.71-0.82x)"),
+    "sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws": _M128_WS.format(
+        "0.60-0.93x the selected kernel (128x8192x8192: 24.4-24.5 against the 64x128 ping-pong's 22.5-22.8 us); likely "
+        "the narrow wgmma: 4 KB of shared-memory operands per 131 kFLOP, about half the tensor peak at 128 B/clock"),
+    "sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws": _M128_WS.format(
+        "0.60-0.96x the selected kernel (128x8192x8192: 25.3 against 23.5-24.1 us)"),
+    "sm90_bf16_t128x80x128_c1x1_ws": _M128_WS.format(
+        "0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"),
+    "sm90_bf16_t128x64x128_c1x1_ws": _M128_WS.format("0.57-0.91x the selected kernel at every swept shape"),
 }
 
 

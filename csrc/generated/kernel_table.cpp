@@ -83,12 +83,6 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm __
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws __attribute__((weak));
-extern const KernelFns sm90_bf16_t128x80x128_c1x1_ws __attribute__((weak));
-extern const KernelFns sm90_bf16_t128x64x128_c1x1_ws __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -187,12 +181,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm},
     {"sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm},
     {"sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm},
-    {"sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws},
-    {"sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws},
-    {"sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws},
-    {"sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws},
-    {"sm90_bf16_t128x80x128_c1x1_ws", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x80x128_c1x1_ws},
-    {"sm90_bf16_t128x64x128_c1x1_ws", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x64x128_c1x1_ws},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -211,8 +199,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 101;
-const uint64_t kKernelTableHash = 10553316029475470863ull;
+const int kNumKernels = 95;
+const uint64_t kKernelTableHash = 1815779412763826401ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -294,12 +282,6 @@ const KernelGrid kKernelGrids[] = {
     {64, 16, true, false},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
     {64, 32, true, false},  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
     {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
-    {128, 80, false, false},  // sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws
-    {128, 80, false, false},  // sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws
-    {128, 64, false, false},  // sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws
-    {128, 64, false, false},  // sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws
-    {128, 80, false, false},  // sm90_bf16_t128x80x128_c1x1_ws
-    {128, 64, false, false},  // sm90_bf16_t128x64x128_c1x1_ws
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -399,12 +381,6 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
     true,  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
     true,  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
-    true,  // sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws
-    true,  // sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws
-    true,  // sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws
-    true,  // sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws
-    true,  // sm90_bf16_t128x80x128_c1x1_ws
-    true,  // sm90_bf16_t128x64x128_c1x1_ws
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -457,8 +433,14 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t64x64x256_c2x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): at most 0.4% faster than 1x1 (fused 64x8192x8192), up to 7.5% slower (fused 64x8192x28672)"},
     {"sm90_bf16_t128x256x64_c2x1_coop_streamk", "the 128x256 c2x1 coop tile under stream-K, for grids a little over one wave (session 27, sweeps/*_sk256_s27_1.json, bf16 plain and fused): slower than the selected kernel at every shape swept (512x10240x8192 156.0 against the 128x160 c2x1 coop's 136.9 us, 128x10240x8192 75.8 against 50.6, 2048^3 28.8 against 26.4; A/B at 2048^3 1.07x the data-parallel tile's time: ab/s27d_bf16_none.json)"},
     {"sm90_bf16_t64x64x128_c1x1_ws_swapab", "the other cluster of the session-26 64x64 ws tile (sweeps/*_m64_s26_*.json, M = 32/64 x the llama3_70b (N, K), 3 rounds): 0.6-2.3% slower than the 2x1 tile wherever the tile wins (e.g. 64x8192x28672 112.4 against 110.9 us)"},
+    {"sm90_e4m3_scaled_fast_t128x80x256_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.99-1.01x the selected kernel at 128x10240x8192, 0.70-0.89x everywhere else (M = 80: 0.70-0.80x)"},
+    {"sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.96-1.01x the selected kernel at 128x10240x8192, 0.71-0.89x everywhere else (M = 80: 0.71-0.82x)"},
+    {"sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.60-0.93x the selected kernel (128x8192x8192: 24.4-24.5 against the 64x128 ping-pong's 22.5-22.8 us); likely the narrow wgmma: 4 KB of shared-memory operands per 131 kFLOP, about half the tensor peak at 128 B/clock"},
+    {"sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.60-0.96x the selected kernel (128x8192x8192: 25.3 against 23.5-24.1 us)"},
+    {"sm90_bf16_t128x80x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"},
+    {"sm90_bf16_t128x64x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.57-0.91x the selected kernel at every swept shape"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 31;
+const int kNumRetired = 37;
 
 }  // namespace cutlass_gemm

@@ -8,10 +8,4 @@ namespace cutlass_gemm::kernels {
 extern const KernelFns sm90_bf16_t64x80x128_c1x1_ws;
 const KernelFns sm90_bf16_t64x80x128_c1x1_ws = Gemm16<DType::kBf16, DType::kBf16, 64, 80, 128, 1, 1, sm90::Ws<false>>::fns;
 
-extern const KernelFns sm90_bf16_t128x80x128_c1x1_ws;
-const KernelFns sm90_bf16_t128x80x128_c1x1_ws = Gemm16<DType::kBf16, DType::kBf16, 128, 80, 128, 1, 1, sm90::Ws<false>>::fns;
-
-extern const KernelFns sm90_bf16_t128x64x128_c1x1_ws;
-const KernelFns sm90_bf16_t128x64x128_c1x1_ws = Gemm16<DType::kBf16, DType::kBf16, 128, 64, 128, 1, 1, sm90::Ws<false>>::fns;
-
 }  // namespace cutlass_gemm::kernels
