@@ -70,7 +70,6 @@ extern const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab __
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x16x128_c1x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab __attribute__((weak));
@@ -168,7 +167,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab},
     {"sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab},
-    {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab},
     {"sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab},
     {"sm90_bf16_t64x16x128_c1x1_ws_swapab", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x16x128_c1x1_ws_swapab},
     {"sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab},
@@ -199,8 +197,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 95;
-const uint64_t kKernelTableHash = 1815779412763826401ull;
+const int kNumKernels = 94;
+const uint64_t kKernelTableHash = 13946972236572446117ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -269,7 +267,6 @@ const KernelGrid kKernelGrids[] = {
     {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
     {64, 16, true, false},  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab
     {64, 16, true, false},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab
-    {128, 16, true, false},  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab
     {128, 16, true, false},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
     {64, 16, true, false},  // sm90_bf16_t64x16x128_c1x1_ws_swapab
     {64, 64, true, false},  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
@@ -368,7 +365,6 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
     true,  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab
     true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab
     true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
     true,  // sm90_bf16_t64x16x128_c1x1_ws_swapab
     true,  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
@@ -439,8 +435,9 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.60-0.96x the selected kernel (128x8192x8192: 25.3 against 23.5-24.1 us)"},
     {"sm90_bf16_t128x80x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"},
     {"sm90_bf16_t128x64x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.57-0.91x the selected kernel at every swept shape"},
+    {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab", "named by no rule since session 28, whose two-per-SM 64x16x256 tile with PDL took its last one (fast, N = 10240, M 1-8: bench/results/ab/s28p_*.json); retired in session 29 (the derived rules are the same without it; its promoted twin stays)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 37;
+const int kNumRetired = 38;
 
 }  // namespace cutlass_gemm

@@ -11,9 +11,6 @@ const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab = ScaledGemm<DTy
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 16, 256, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab;
-const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 16, 256, 1, 1, sm90::Ws<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 16, 256, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
@@ -22,5 +19,8 @@ const KernelFns sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab = ScaledGemm<DTy
 
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 64, 256, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws;
+const KernelFns sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 80, 256, 1, 1, sm90::Ws<true>>::fns;
 
 }  // namespace cutlass_gemm::kernels

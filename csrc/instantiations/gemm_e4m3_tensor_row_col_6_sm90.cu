@@ -5,9 +5,6 @@
 
 namespace cutlass_gemm::kernels {
 
-extern const KernelFns sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws;
-const KernelFns sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 80, 256, 1, 1, sm90::Ws<true>>::fns;
-
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws;
 const KernelFns sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 80, 256, 1, 1, sm90::Ws<false>>::fns;
 
