@@ -567,8 +567,8 @@ RETIRED: Dict[str, str] = {
     "sm90_e4m3_scaled_promoted_t128x80x256_c1x1_ws": _M128_WS.format(
         "0.96-1.01x the selected kernel at 128x10240x8192, 0.71-0.89x everywhere else (M = 80: 0.71-0.82x)"),
     "sm90_e4m3_scaled_fast_t128x64x256_c1x1_ws": _M128_WS.format(
-        "0.60-0.93x the selected kernel (128x8192x8192: 24.4-24.5 against the 64x128 ping-pong's 22.5-22.8 us); likely "
-        "the narrow wgmma: 4 KB of shared-memory operands per 131 kFLOP, about half the tensor peak at 128 B/clock"),
+        "0.60-0.93x the selected kernel (128x8192x8192: 24.4-24.5 against the 64x128 ping-pong's 22.5-22.8 us; not "
+        "profiled)"),
     "sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws": _M128_WS.format(
         "0.60-0.96x the selected kernel (128x8192x8192: 25.3 against 23.5-24.1 us)"),
     "sm90_bf16_t128x80x128_c1x1_ws": _M128_WS.format(
