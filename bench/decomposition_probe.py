@@ -40,6 +40,11 @@ CASES = [
     ("bf16", "accurate", (16, 10240, 8192), "sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk"),
     ("bf16", "accurate", (64, 8192, 8192), "sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk"),
     ("bf16", "accurate", (1, 8192, 28672), "sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk"),
+    ("fp8", "accurate", (1, 10240, 8192), "sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk"),
+    ("fp8", "accurate", (16, 10240, 8192), "sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk"),
+    ("fp8", "accurate", (1, 57344, 8192), "sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk"),
+    ("fp8", "fast", (1, 10240, 8192), "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk"),
+    ("fp8", "fast", (16, 10240, 8192), "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk"),
     ("fp8", "fast", (128, 10240, 8192), "sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk"),
 ] + [
     # DeepSeek blockwise at M <= 128: 17-56 output tiles and K up to 16384 (session 14); the competitor is

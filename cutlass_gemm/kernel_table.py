@@ -187,7 +187,11 @@ def _sm90_small_m_and_few_tiles() -> List[Kernel]:
         Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", swap_ab=True, scheduler="streamk", **bf16),
         Kernel(tile=(64, 32, 128), cluster=(1, 1), schedule="pingpong", accum="fast", swap_ab=True, **scaled),
         Kernel(tile=(64, 32, 128), cluster=(1, 1), schedule="pingpong", accum="promoted", swap_ab=True, **scaled),
-        # (The FP8 128x32 coop swap-AB stream-K pair that stood here is RETIRED.)
+        # FP8 decode shapes stream their weight on few tiles: split K across the idle SMs too.
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", accum="fast", swap_ab=True, scheduler="streamk",
+               **scaled),
+        Kernel(tile=(128, 32, 128), cluster=(1, 1), schedule="coop", accum="promoted", swap_ab=True,
+               scheduler="streamk", **scaled),
         # cuBLAS's accurate 8192^3 kernel is a 128x128 tile without a cluster (6 stages, as ours gets):
         # the promoted 128x128 tile without b multicast, for the mid-size shapes (2048^3, 4096^3).
         Kernel(tile=(128, 128, 128), cluster=(1, 1), schedule="coop", accum="promoted", **scaled),
@@ -495,12 +499,6 @@ _M128_WS = ("session 29's 128-row ws tile for M = 65-128 (one wave, each weight 
             "bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven "
             "families): {}")
 
-_UNUSED_S29 = ("the FP8 swap-AB stream-K tile for decode (session 8): named by no rule derived from the sweeps, A/Bs and "
-               "PDL pairs committed up to session 29, where the 256-deep decode tiles (session 24), the ws schedule "
-               "(session 25) and the two-per-SM tiles (session 28) took its shapes; a near-tie in the sweeps at "
-               "(8192, 28672) M 17-39 and accurate fused M 56-90, whose launches without it won their A/B "
-               "(bench/results/ab/s29_*.json)")
-
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.
 RETIRED: Dict[str, str] = {
@@ -580,8 +578,6 @@ RETIRED: Dict[str, str] = {
         "named by no rule since session 28, whose two-per-SM 64x16x256 tile with PDL took its last one (fast, "
         "N = 10240, M 1-8: bench/results/ab/s28p_*.json); retired in session 29 (the derived rules are the same "
         "without it; its promoted twin stays)",
-    "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk": _UNUSED_S29,
-    "sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk": _UNUSED_S29,
 }
 
 

@@ -148,8 +148,8 @@ def test_small_grid_bf16_stream_k_decomposition():
         return ws
 
     bf16 = "sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk"
-    fp8 = "sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk"
+    fp8 = "sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk"
     assert workspace(bf16, 16, 10240, 8192) > 0      # 80 tiles of 128 rows (swap-AB): stream-K
     assert workspace(bf16, 1, 10240, 8192) > 0
     assert workspace(bf16, 64, 8192, 8192) == 0      # 128 tiles: data-parallel, as CUTLASS decides
-    assert workspace(fp8, 128, 10240, 8192) == 0     # FP8: CUTLASS's heuristic keeps 80 tiles data-parallel
+    assert workspace(fp8, 16, 10240, 8192) == 0      # FP8: data-parallel won at 80 tiles too

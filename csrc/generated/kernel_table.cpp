@@ -34,6 +34,8 @@ extern const KernelFns sm90_bf16_t64x32x128_c1x1_pingpong_swapab __attribute__((
 extern const KernelFns sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop __attribute__((weak));
 extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong __attribute__((weak));
@@ -129,6 +131,8 @@ const KernelInfo kKernels[] = {
     {"sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk},
     {"sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab},
+    {"sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk},
+    {"sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop},
     {"sm90_bf16_t256x128x64_c2x1_coop", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c2x1_coop},
     {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong},
@@ -193,8 +197,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 92;
-const uint64_t kKernelTableHash = 12582554181570411953ull;
+const int kNumKernels = 94;
+const uint64_t kKernelTableHash = 13946972236572446117ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -227,6 +231,8 @@ const KernelGrid kKernelGrids[] = {
     {128, 32, true, true},  // sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk
     {64, 32, true, false},  // sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab
     {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab
+    {128, 32, true, true},  // sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk
+    {128, 32, true, true},  // sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop
     {256, 128, false, false},  // sm90_bf16_t256x128x64_c2x1_coop
     {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong
@@ -323,6 +329,8 @@ const bool kKernelActivation[] = {
     true,  // sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk
     true,  // sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab
     true,  // sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab
+    true,  // sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk
+    true,  // sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk
     true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop
     true,  // sm90_bf16_t256x128x64_c2x1_coop
     true,  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong
@@ -428,10 +436,8 @@ const RetiredKernel kRetired[] = {
     {"sm90_bf16_t128x80x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"},
     {"sm90_bf16_t128x64x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven families): 0.57-0.91x the selected kernel at every swept shape"},
     {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab", "named by no rule since session 28, whose two-per-SM 64x16x256 tile with PDL took its last one (fast, N = 10240, M 1-8: bench/results/ab/s28p_*.json); retired in session 29 (the derived rules are the same without it; its promoted twin stays)"},
-    {"sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk", "the FP8 swap-AB stream-K tile for decode (session 8): named by no rule derived from the sweeps, A/Bs and PDL pairs committed up to session 29, where the 256-deep decode tiles (session 24), the ws schedule (session 25) and the two-per-SM tiles (session 28) took its shapes; a near-tie in the sweeps at (8192, 28672) M 17-39 and accurate fused M 56-90, whose launches without it won their A/B (bench/results/ab/s29_*.json)"},
-    {"sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk", "the FP8 swap-AB stream-K tile for decode (session 8): named by no rule derived from the sweeps, A/Bs and PDL pairs committed up to session 29, where the 256-deep decode tiles (session 24), the ws schedule (session 25) and the two-per-SM tiles (session 28) took its shapes; a near-tie in the sweeps at (8192, 28672) M 17-39 and accurate fused M 56-90, whose launches without it won their A/B (bench/results/ab/s29_*.json)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 40;
+const int kNumRetired = 38;
 
 }  // namespace cutlass_gemm

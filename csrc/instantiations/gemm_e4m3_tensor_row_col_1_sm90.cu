@@ -14,13 +14,13 @@ const KernelFns sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab = ScaledGe
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 32, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
+extern const KernelFns sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk;
+const KernelFns sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 32, 128, 1, 1, sm90::Coop<true>, StreamK, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk;
+const KernelFns sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 32, 128, 1, 1, sm90::Coop<false>, StreamK, SwapAB>::fns;
+
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong;
-const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Pingpong<true>>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab;
-const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 16, 128, 1, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
 }  // namespace cutlass_gemm::kernels

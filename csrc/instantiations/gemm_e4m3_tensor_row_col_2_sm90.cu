@@ -5,6 +5,12 @@
 
 namespace cutlass_gemm::kernels {
 
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong;
+const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Pingpong<true>>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab;
+const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 16, 128, 1, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>>::fns;
 
@@ -16,11 +22,5 @@ const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact = ScaledG
 
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact;
 const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
 
 }  // namespace cutlass_gemm::kernels

@@ -5,6 +5,12 @@
 
 namespace cutlass_gemm::kernels {
 
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact;
+const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact;
+const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact;
 const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
 
@@ -16,11 +22,5 @@ const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong = ScaledGemm
 
 extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop;
 const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<true>>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop;
-const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<false>>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop;
-const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<false>>::fns;
 
 }  // namespace cutlass_gemm::kernels

@@ -5,6 +5,12 @@
 
 namespace cutlass_gemm::kernels {
 
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop;
+const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<false>>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop;
+const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<false>>::fns;
+
 extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab;
 const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 16, 256, 1, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
@@ -16,11 +22,5 @@ const KernelFns sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab = ScaledG
 
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 16, 256, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab;
-const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 16, 256, 1, 1, sm90::Ws<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab;
-const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 16, 256, 1, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
 }  // namespace cutlass_gemm::kernels

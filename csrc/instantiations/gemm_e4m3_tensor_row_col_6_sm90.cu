@@ -5,6 +5,12 @@
 
 namespace cutlass_gemm::kernels {
 
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws;
+const KernelFns sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 80, 256, 1, 1, sm90::Ws<false>>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm;
+const KernelFns sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 16, 256, 1, 1, sm90::Ws<true, 2>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm;
 const KernelFns sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 16, 256, 1, 1, sm90::Ws<false, 2>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
