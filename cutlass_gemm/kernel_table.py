@@ -321,7 +321,10 @@ def _sm90_decode_ws() -> List[Kernel]:
     ping-pong's 49.0-49.9 and cuBLAS's 46.0. Their rules: bench/results/ab/s25_*.json; many-wave grids
     (N = 57344, 50000) keep the ping-pong."""
     ks = [replace(k, schedule="ws") for k in _sm90_fp8_decode() + _sm90_bf16_decode()]
-    return [k for k in ks if not (k.tile == (128, 16, 256) and k.accum == "fast")]  # that one is RETIRED
+    return [k for k in ks if k.name != _RETIRED_DECODE_WS]
+
+
+_RETIRED_DECODE_WS = "sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab"  # see RETIRED
 
 
 def _sm90_m64_ws() -> List[Kernel]:
@@ -574,7 +577,7 @@ RETIRED: Dict[str, str] = {
     "sm90_bf16_t128x80x128_c1x1_ws": _M128_WS.format(
         "0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"),
     "sm90_bf16_t128x64x128_c1x1_ws": _M128_WS.format("0.57-0.91x the selected kernel at every swept shape"),
-    "sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab":
+    _RETIRED_DECODE_WS:
         "named by no rule since session 28, whose two-per-SM 64x16x256 tile with PDL took its last one (fast, "
         "N = 10240, M 1-8: bench/results/ab/s28p_*.json); retired in session 29 (the derived rules are the same "
         "without it; its promoted twin stays)",
