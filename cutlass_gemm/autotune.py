@@ -205,13 +205,14 @@ def configs_call_scaled(a8, b8, sa, sb, cfg, ep=None):
 
 
 def rules_from_winners(winners: Dict[Tuple[int, int], Dict[int, str]], epilogue: str = "any") -> List[configs.Rule]:
-    """Per (N, K): the M ladder of the winners (cutlass_gemm.ladder: split at geometric midpoints
-    between tuned Ms, a winner stopped at its tile's M extent before a taller tile, equal neighbours
-    merged), as tools/derive_rules.py builds the shipped rules;
+    """Per (N, K): the M ladder of the winners over the tuned span, smallest to largest tuned M
+    (cutlass_gemm.ladder: split at geometric midpoints between tuned Ms, a winner stopped at its
+    tile's M extent where the next one runs as it was timed, equal neighbours merged; outside the
+    span the shipped rules serve), as tools/derive_rules.py builds the shipped per-(N, K) rules;
     every rule serves the calls of `epilogue` (configs.EPILOGUE_CLASSES)."""
     rules = []
     for (n, k), by_m in winners.items():
-        for name, (lo, hi) in ladder(by_m, kt.m_extent):
+        for name, (lo, hi) in ladder(by_m, kt.m_extent, span_only=True):
             rules.append(configs.Rule(name, m=(lo, configs.INF if hi is None else hi), n=(n, n), k=(k, k),
                                       epilogue=epilogue))
     return rules

@@ -499,8 +499,8 @@ _M64_CLUSTER = ("the other cluster of the session-26 64x64 ws tile (sweeps/*_m64
 
 
 _M128_WS = ("session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; "
-            "bench/results/experiments/s29_m128_ws_sweeps/, one round at M = 80/96/128 x the llama3_70b (N, K), seven "
-            "families): {}")
+            "bench/results/sweeps/*_m128_s29_1.json, one round at M = 80/96/128 x the llama3_70b (N, K), seven "
+            "families; per-shape table in bench/results/experiments/s29_m128_ws_sweeps/best.txt): {}")
 
 # Kernels once compiled and measured (their names remain in committed sweeps), now left out, with why.
 # tools/derive_rules.py skips their timings; any other unknown name in a sweep is an error.

@@ -21,20 +21,28 @@ def m_ranges(ms: Sequence[int]) -> List[Range]:
     return out
 
 
-def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = None) -> List[Tuple[str, Range]]:
+def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = None,
+           span_only: bool = False) -> List[Tuple[str, Range]]:
     """Winner per measured M -> merged (kernel, M range) steps.
 
+    span_only: the steps cover only the measured span, smallest to largest measured M (a per-(N, K)
+    ladder: outside its measurements the global ladder, measured there on other shapes, knows more
+    than one (N, K)'s M = 80-112 winner stretched to M = 1 or 8192); else 1 .. no bound.
+
     m_extent(kernel): the M rows one tile of that kernel covers. A winner measured at an M its tile
-    covers keeps its range only up to that extent when the next measured M's winner has a taller
-    tile: past it the winner would run a second, mostly empty row of tiles (a swap-AB 128x16 tile
-    re-reads its weight slab at M = 17) that no measurement saw, where the next one runs one."""
+    covers keeps its range only up to that extent when the next measured M's winner runs, just past
+    it, the rows of tiles it was measured with: past its extent the winner would run a second,
+    mostly empty row of tiles (a swap-AB 128x16 tile re-reads its weight slab at M = 17; a one-wave
+    64-row tile doubles its grid at M = 65) that no measurement saw, where the next one runs as
+    timed (a taller tile: one row; a 64-row tile measured at M = 80: two)."""
     ms = sorted(winners)
     ranges: List[Range] = []
     for i, (m, (lo, hi)) in enumerate(zip(ms, m_ranges(ms))):
         lo = ranges[-1][1] + 1 if ranges else lo
         if m_extent is not None and hi is not None:
-            e = m_extent(winners[m])
-            if m <= e < hi and m_extent(winners[ms[i + 1]]) > e:
+            e, nxt = m_extent(winners[m]), ms[i + 1]
+            en = m_extent(winners[nxt])
+            if m <= e < hi and (en > e or -(-(e + 1) // en) == -(-nxt // en)):
                 hi = e
         ranges.append((lo, hi))
     steps: List[Tuple[str, Range]] = []
@@ -43,4 +51,7 @@ def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = N
             steps[-1] = (winners[m], (steps[-1][1][0], hi))
         else:
             steps.append((winners[m], (lo, hi)))
+    if span_only:
+        steps[0] = (steps[0][0], (ms[0], steps[0][1][1]))
+        steps[-1] = (steps[-1][0], (steps[-1][1][0], ms[-1]))
     return steps

@@ -44,10 +44,23 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
          (16, 57344, 8192): {SMALL: 12.0, MID: 10.0}, (2048, 57344, 8192): {SMALL: 90.0, MID: 60.0},
          (2048, 8192, 8192): {SMALL: 90.0, MID: 60.0}, (2048, 1024, 1024): {SMALL: 90.0, MID: 60.0}}
     rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
-    assert rules[0] == {"kernel": MID, "m": [1, None], "n": [57344, 57344], "k": [8192, 8192]}
+    # the (N, K) ladder spans its measured Ms only (16 .. 2048): past them the global ladder serves
+    assert rules[0] == {"kernel": MID, "m": [16, 2048], "n": [57344, 57344], "k": [8192, 8192]}
     assert rules[1:] == [{"kernel": SMALL, "m": [1, 64]}, {"kernel": MID, "m": [65, None]}]
     for (m, n, k), us in t.items():  # every measured shape now gets its best kernel
         assert dr.choose(rules, m, n, k) == min(us, key=us.get)
+    assert dr.choose(rules, 8, 57344, 8192) == SMALL and dr.choose(rules, 4096, 57344, 8192) == MID
+
+
+def test_an_nk_ladder_measured_at_few_m_does_not_stretch_to_every_m():
+    """An (N, K) measured only at M = 80-112 (where a skinny tile wins) keeps its rules there; M = 4096
+    at that (N, K) goes to the global ladder's big tile, not to the skinny tile stretched to M = no bound."""
+    t = {(80, 4096, 4096): {SMALL: 10.0, MID: 14.0}, (112, 4096, 4096): {SMALL: 11.0, MID: 14.0},
+         (80, 8192, 8192): {SMALL: 30.0, MID: 18.0}, (112, 8192, 8192): {SMALL: 34.0, MID: 20.0},
+         (4096, 8192, 8192): {SMALL: 900.0, MID: 600.0}}
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
+    assert rules[0] == {"kernel": SMALL, "m": [80, 112], "n": [4096, 4096], "k": [4096, 4096]}
+    assert dr.choose(rules, 4096, 4096, 4096) == MID and dr.choose(rules, 96, 4096, 4096) == SMALL
 
 
 def test_a_winner_keeps_no_m_past_its_tile_extent():
@@ -63,6 +76,13 @@ def test_a_winner_keeps_no_m_past_its_tile_extent():
     # a next winner no taller (128x128 after 128x256 at M = 128) would run two rows of tiles as well
     mid = "sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong"
     assert dr.ladder({128: mid, 4096: big}, dr.kt.m_extent) == [(mid, (1, 724)), (big, (725, None))]
+    # a one-wave 64-row tile at M = 64 stops there when the 64-row tile that won at M = 80 was timed with the
+    # two rows of tiles it runs from M = 65 (the midpoint 71 would hand M = 65-71 a doubled, unmeasured grid)
+    ws64 = "sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws"
+    pp64 = "sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong"
+    assert dr.ladder({64: ws64, 80: pp64}, dr.kt.m_extent) == [(ws64, (1, 64)), (pp64, (65, None))]
+    # ... but not when it was timed with more rows than it runs at M = 65 (three at M = 160): the midpoint holds
+    assert dr.ladder({64: ws64, 160: pp64}, dr.kt.m_extent) == [(ws64, (1, 101)), (pp64, (102, None))]
 
 
 def test_a_shape_measured_several_times_counts_once_with_median_times():

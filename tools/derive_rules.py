@@ -13,7 +13,7 @@ family forced by name, same run). Per family this writes, in priority order:
 
 M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative), except
 that a winner whose tile covers its measured M in one row stops at that tile's M extent when the
-next measured M's winner has a taller tile (ladder.py).
+next measured M's winner, just past that extent, runs the rows of tiles it was timed with (ladder.py).
 A sweep timed with an activation or a residual (`bench.sweep --epilogue bias_gelu_residual`) gives
 the family's "fused" rules, which only calls with such an epilogue read (configs.EPILOGUE_CLASSES);
 they are written as their own entry just before the family's other rules, and every other sweep
@@ -268,7 +268,7 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
         if not loses:
             continue
         best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
-        rules += [{"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]} for name, (lo, hi) in ladder(best, kt.m_extent)]
+        rules += [{"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]} for name, (lo, hi) in ladder(best, kt.m_extent, span_only=True)]
     rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in glob_steps]
     return rules
 
