@@ -83,6 +83,28 @@ def test_a_winner_keeps_no_m_past_its_tile_extent():
     assert dr.ladder({64: ws64, 80: pp64}, dr.kt.m_extent) == [(ws64, (1, 64)), (pp64, (65, None))]
     # ... but not when it was timed with more rows than it runs at M = 65 (three at M = 160): the midpoint holds
     assert dr.ladder({64: ws64, 160: pp64}, dr.kt.m_extent) == [(ws64, (1, 101)), (pp64, (102, None))]
+    # a winner timed in several tile rows stops at the last M of those rows: the 32-wide swap-AB blockwise tile that won
+    # at M = 96 (three rows) does not take M = 97-103 (a fourth, 1-7-row tile) from the 64-row tile timed at M = 112
+    sw32 = "sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab"
+    bp64 = "sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong"
+    assert dr.ladder({96: sw32, 112: bp64}, dr.kt.m_extent) == [(sw32, (1, 96)), (bp64, (97, None))]
+
+
+def test_per_nk_only_m_rows_stay_out_of_the_global_ladder():
+    """A sweep's per_nk_only_m rows (M = 192 at a few wide (N, K)) do not make a global step, which would
+    hand every (N, K) their winner around M = 192; they still give their own (N, K) a ladder."""
+    t = {(128, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (512, 8192, 8192): {SMALL: 40.0, MID: 30.0},
+         (128, 5120, 5120): {SMALL: 6.0, MID: 8.0}, (512, 5120, 5120): {SMALL: 20.0, MID: 15.0}}
+    wide = _sweep({(192, 8192, 8192): {SMALL: 20.0, MID: 14.0}})
+    wide["per_nk_only_m"] = [192]
+    fam = dr._rows_by_family([_sweep(t), wide])[("sm90 bf16", "any")]
+    rules = dr.derive_family(fam["rows"], 0.03, sorted(fam["per_nk_only_m"]))
+    assert dr.choose(rules, 192, 8192, 8192) == MID  # its own (N, K): measured there
+    assert dr.choose(rules, 160, 5120, 5120) == SMALL  # elsewhere the global ladder of 128 and 512 (midpoint 256)
+    assert {"kernel": SMALL, "m": [1, 256]} in rules
+    bad = dict(wide, per_nk_only_m=["192"])
+    with pytest.raises(SystemExit, match="per_nk_only_m"):
+        dr.check_sweep(bad, "x.json")
 
 
 def test_a_shape_measured_several_times_counts_once_with_median_times():

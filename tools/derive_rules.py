@@ -12,14 +12,17 @@ family forced by name, same run). Per family this writes, in priority order:
    (its time / the best time) over that M's shapes.
 
 M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative), except
-that a winner whose tile covers its measured M in one row stops at that tile's M extent when the
-next measured M's winner, just past that extent, runs the rows of tiles it was timed with (ladder.py).
+that a winner stops at the last M of the tile rows it ran at its measured M when the next measured
+M's winner, just past that, runs the rows of tiles it was timed with (ladder.py).
 A sweep timed with an activation or a residual (`bench.sweep --epilogue bias_gelu_residual`) gives
 the family's "fused" rules, which only calls with such an epilogue read (configs.EPILOGUE_CLASSES);
 they are written as their own entry just before the family's other rules, and every other sweep
 gives rules for any epilogue. A family with kernels that lack the activation node
 (kernel_table.Kernel.activation) and no such sweep gets its "fused" rules from its other sweeps,
 over the kernels that have the node.
+A sweep's "per_nk_only_m" [M, ...] keeps its rows at those Ms out of the global ladder: they inform
+their own (N, K)'s ladder only (session 30: M = 192 measured at llama3_70b's four wide-N (N, K) put the
+128x160 c2x1 tile in the global ladder at M = 157-313, 1.2-1.6x slower at N = 5120-18944 than the rules it replaced).
 A shape measured several times (two suites, or the same family swept twice: pass both files)
 counts once, with each kernel's median time, so one noisy run moves the rules less. A sweep's
 "superseded" {kernel: why} drops its timings of kernels whose code changed after it ran.
@@ -94,6 +97,9 @@ def check_sweep(sw: object, where: str) -> None:
         if not (isinstance(v, dict) and all(isinstance(x, str) for x in v.values())):
             raise SystemExit(f"derive_rules: {where}: expected '{key}' as {{kernel: {what}}}, got {v!r}"[:400])
     not_kept = sw.get("not_kept", {})
+    only = sw.get("per_nk_only_m", [])
+    if not (isinstance(only, list) and all(type(m) is int and m > 0 for m in only)):
+        raise SystemExit(f"derive_rules: {where}: expected 'per_nk_only_m' as a list of positive int M, got {only!r}"[:400])
     if not isinstance(sw.get("complete", True), bool):
         raise SystemExit(f"derive_rules: {where}: expected 'complete' as true or false (bench.sweep), got {sw['complete']!r}")
     kept = sorted(set(not_kept) & set(kt.KERNEL_IDS))
@@ -228,10 +234,12 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
                 by_label.setdefault(kt.KERNELS[kt.KERNEL_IDS[name]].family_label, {})[name] = t
             for label, times in by_label.items():
-                f = fams.setdefault((label, ep), {"measured": {}, "sources": [], "gpu": sw.get("gpu")})
+                f = fams.setdefault((label, ep), {"measured": {}, "sources": [], "gpu": sw.get("gpu"), "per_nk_only_m": set()})
                 if sw.get("gpu") != f["gpu"]:  # medians across GPUs would tune for neither
                     raise SystemExit(f"derive_rules: {label}: expected every sweep of a family from one GPU, got "
                                      f"{f['gpu']!r} and {sw.get('gpu')!r} ({sw.get('path', 'a sweep')})")
+                if row["m"] in sw.get("per_nk_only_m", ()):
+                    f["per_nk_only_m"].add(row["m"])
                 shape = f["measured"].setdefault((row["m"], row["n"], row["k"]), {})
                 for name, t in times.items():
                     shape.setdefault(name, []).append(t)
@@ -241,13 +249,16 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
     return fams
 
 
-def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float) -> List[dict]:
-    """The rules of one family from its measured rows (see the module docstring)."""
+def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float,
+                  per_nk_only_m: Sequence[int] = ()) -> List[dict]:
+    """The rules of one family from its measured rows (see the module docstring); rows at per_nk_only_m
+    count for their own (N, K)'s ladder only."""
     kernels = sorted({n for *_, t in rows for n in t})
     # Global ladder: per M, the best geomean of time / best over that M's shapes (kernels timed on all of them).
     by_m: Dict[int, List[Dict[str, float]]] = {}
     for m, _, _, t in rows:
-        by_m.setdefault(m, []).append(t)
+        if m not in per_nk_only_m:
+            by_m.setdefault(m, []).append(t)
     glob: Dict[int, str] = {}
     for m, ts in by_m.items():
         cands = [k for k in kernels if all(k in t for t in ts)]
@@ -372,12 +383,12 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
             rows = [(m, n, k, {name: us for name, us in t.items() if kt.KERNELS[kt.KERNEL_IDS[name]].activation})
                     for m, n, k, t in f["rows"]]
             if any(len(r[3]) < len(t) for r, (*_, t) in zip(rows, f["rows"])):
-                fams[(label, "fused")] = {"rows": [r for r in rows if r[3]],
+                fams[(label, "fused")] = {"rows": [r for r in rows if r[3]], "per_nk_only_m": f["per_nk_only_m"],
                                           "sources": [f"{s}, its kernels with an activation" for s in f["sources"]]}
     doc = json.loads(json.dumps(current))
     report = []
     for (label, ep), f in fams.items():
-        rules = derive_family(f["rows"], tolerance)
+        rules = derive_family(f["rows"], tolerance, sorted(f.get("per_nk_only_m", ())))
         if ep != "any":
             rules = [dict(r, epilogue=ep) for r in rules]
         entry = {"family": label, **({"epilogue": ep} if ep != "any" else {}),
