@@ -29,22 +29,22 @@ def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = N
     ladder: outside its measurements the global ladder, measured there on other shapes, knows more
     than one (N, K)'s M = 80-112 winner stretched to M = 1 or 8192); else 1 .. no bound.
 
-    m_extent(kernel): the M rows one tile of that kernel covers. A winner keeps its range only up to
-    the last M of the tile rows it ran at its measured M (its extent, when that was one row) when the
-    next measured M's winner runs, just past that, the rows of tiles it was measured with (or, from
-    one row, is a taller tile): past it the winner would run one more, mostly empty row of tiles (a
-    swap-AB 128x16 tile re-reads its weight slab at M = 17; a one-wave 64-row tile doubles its grid
-    at M = 65; a 32-wide swap-AB tile timed at M = 96 adds a fourth tile at M = 97) that no
-    measurement saw, where the next one runs as timed."""
+    m_extent(kernel): the M rows one tile of that kernel covers. A winner measured at an M its tile
+    covers keeps its range only up to that extent when the next measured M's winner runs, just past
+    it, the rows of tiles it was measured with (or is a taller tile): past its extent the winner
+    would run a second, mostly empty row of tiles (a swap-AB 128x16 tile re-reads its weight slab at
+    M = 17; a one-wave 64-row tile doubles its grid at M = 65) that no measurement saw, where the
+    next one runs as timed. Only from one row: a 64-row tile timed in two rows at M = 128 keeps M =
+    129-181 (A/Bs at unseen (N, K): 1.15-1.6x faster there than the 128-row tile timed at M = 192)."""
     ms = sorted(winners)
     ranges: List[Range] = []
     for i, (m, (lo, hi)) in enumerate(zip(ms, m_ranges(ms))):
         lo = ranges[-1][1] + 1 if ranges else lo
         if m_extent is not None and hi is not None:
             e, nxt = m_extent(winners[m]), ms[i + 1]
-            en, top = m_extent(winners[nxt]), -(-m // e) * e  # top: the last M of the tile rows m runs
-            if top < hi and ((top == e and en > e) or -(-(top + 1) // en) == -(-nxt // en)):
-                hi = top
+            en = m_extent(winners[nxt])
+            if m <= e < hi and (en > e or -(-(e + 1) // en) == -(-nxt // en)):
+                hi = e
         ranges.append((lo, hi))
     steps: List[Tuple[str, Range]] = []
     for m, (lo, hi) in zip(ms, ranges):

@@ -83,11 +83,10 @@ def test_a_winner_keeps_no_m_past_its_tile_extent():
     assert dr.ladder({64: ws64, 80: pp64}, dr.kt.m_extent) == [(ws64, (1, 64)), (pp64, (65, None))]
     # ... but not when it was timed with more rows than it runs at M = 65 (three at M = 160): the midpoint holds
     assert dr.ladder({64: ws64, 160: pp64}, dr.kt.m_extent) == [(ws64, (1, 101)), (pp64, (102, None))]
-    # a winner timed in several tile rows stops at the last M of those rows: the 32-wide swap-AB blockwise tile that won
-    # at M = 96 (three rows) does not take M = 97-103 (a fourth, 1-7-row tile) from the 64-row tile timed at M = 112
-    sw32 = "sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab"
-    bp64 = "sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong"
-    assert dr.ladder({96: sw32, 112: bp64}, dr.kt.m_extent) == [(sw32, (1, 96)), (bp64, (97, None))]
+    # only from one row: a 64-row tile timed in two rows at M = 128 keeps the midpoint before the 128-row tile timed at
+    # M = 256 (at N = 5120-18944, M = 160, the 64-row tile's three rows beat a 128-row tile's two by 1.15-1.6x)
+    big128 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact"
+    assert dr.ladder({128: pp64, 256: big128}, dr.kt.m_extent) == [(pp64, (1, 181)), (big128, (182, None))]
 
 
 def test_per_nk_only_m_rows_stay_out_of_the_global_ladder():

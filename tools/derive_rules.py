@@ -12,8 +12,8 @@ family forced by name, same run). Per family this writes, in priority order:
    (its time / the best time) over that M's shapes.
 
 M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative), except
-that a winner stops at the last M of the tile rows it ran at its measured M when the next measured
-M's winner, just past that, runs the rows of tiles it was timed with (ladder.py).
+that a winner whose tile covers its measured M in one row stops at that tile's M extent when the
+next measured M's winner, just past that extent, runs the rows of tiles it was timed with (ladder.py).
 A sweep timed with an activation or a residual (`bench.sweep --epilogue bias_gelu_residual`) gives
 the family's "fused" rules, which only calls with such an epilogue read (configs.EPILOGUE_CLASSES);
 they are written as their own entry just before the family's other rules, and every other sweep
