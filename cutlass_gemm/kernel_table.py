@@ -387,6 +387,19 @@ def _sm90_decode_ws_2persm() -> List[Kernel]:
     ]
 
 
+def _sm90_m160_ws() -> List[Kernel]:
+    """Swap-AB ws tiles for M = 129-160 (session 31): the M = 33-64 tiles (64x64x256) with a 160-wide M extent
+    on the MMA's N side (one m64n160 wgmma per k-step), so the whole activation is one column of tiles and
+    N = 8192 is 128 CTAs, one wave, each weight row streamed once; c2x1 multicasts the activation tile to a CTA
+    pair. Past M = 128 the rules ran two or three rows of 64- / 128-row tiles (the 64x128 ping-pong: 192 tiles,
+    1.5 waves). Sweeps (bench/results/sweeps/*_m160_s31_*.json): 160x8192x28672 118.8 -> 76.5 us per-tensor
+    accurate, 160x8192x8192 36.9 -> 26.8, 160x57344x8192 249.7 -> 191.7. A 128-wide twin (64x128x256, c1x1 and
+    c2x1) lost to the 64x128 ping-pong at M = 80-128 (1.03-1.4x its time) and is not kept
+    (bench/results/experiments/s31_m128_ws/)."""
+    ws = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="ws", swap_ab=True,
+              tile=(64, 160, 128), cluster=(2, 1))
+    return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -460,6 +473,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_m64_ws()
     + _sm90_n80_ws()
     + _sm90_decode_ws_2persm()
+    + _sm90_m160_ws()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -20,4 +20,7 @@ const KernelFns sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm = ScaledG
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm;
 const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 32, 256, 1, 1, sm90::Ws<false, 2>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab;
+const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 160, 128, 2, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
 }  // namespace cutlass_gemm::kernels
