@@ -73,23 +73,30 @@ def launch_label(case, m: int, n: int, k: int) -> Optional[str]:
     return None if name is None else name + ("+pdl" if pdl else "")
 
 
-def changed_launches(case, shapes, rules_doc: object) -> List[Tuple[Tuple[int, int, int], List[str]]]:
-    """[(shape, [launch under rules_doc, launch under the shipped rules])] where the two differ; ValueError
-    saying what is wrong with a rules_doc not in default_rules.json's form."""
+def launches_under(case, shapes, rules_doc: object) -> List[Optional[str]]:
+    """launch_label at each shape with rules_doc (default_rules.json's form) installed ahead of the shipped rules
+    (as configs.load installs tuned rules; cleared after); ValueError saying what is wrong with a rules_doc not in
+    that form."""
     fams = rules_doc.get("families") if isinstance(rules_doc, dict) else None
     if not (isinstance(fams, list) and all(isinstance(f, dict) and isinstance(f.get("rules"), list) for f in fams)):
         raise ValueError("expected an object with a 'families' list of objects with a 'rules' list")
     configs.clear_rules()
-    new = [launch_label(case, *s) for s in shapes]
     with tempfile.TemporaryDirectory() as d:  # configs.load's form; installed as tuned rules, ahead of the defaults
         path = os.path.join(d, "rules.json")
         with open(path, "w") as fh:
             json.dump({"rules": [r for f in fams for r in f["rules"]]}, fh)
         try:
             configs.load(path)  # a bad rule raises here, naming it
-            old = [launch_label(case, *s) for s in shapes]
+            return [launch_label(case, *s) for s in shapes]
         finally:
             configs.clear_rules()
+
+
+def changed_launches(case, shapes, rules_doc: object) -> List[Tuple[Tuple[int, int, int], List[str]]]:
+    """[(shape, [launch under rules_doc, launch under the shipped rules])] where the two differ; ValueError
+    saying what is wrong with a rules_doc not in default_rules.json's form."""
+    old = launches_under(case, shapes, rules_doc)
+    new = [launch_label(case, *s) for s in shapes]
     return [(s, [o, n]) for s, o, n in zip(shapes, old, new) if o != n and None not in (o, n)]
 
 

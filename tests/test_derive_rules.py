@@ -2,6 +2,7 @@
 tools/derive_rules.py: the derivation on synthetic sweeps, the file's consistency with the kernel
 table, and bench/sweep.py's row format on the CPU reference."""
 
+import math
 import json
 import os
 import subprocess
@@ -545,6 +546,40 @@ def test_ab_against_an_older_rules_file_pairs_only_the_changed_launches():
         with pytest.raises(ValueError):
             ab.changed_launches(case, shapes, bad)
     assert not configs._user_rules and not configs._tuned_rules  # left as found
+
+
+def test_ab_score_rates_the_rules_launch_against_each_rows_best(tmp_path, capsys):
+    from bench import ab, ab_score
+    from bench.cases import make_case
+    from cutlass_gemm import configs
+
+    case = make_case("gemm", "bias_gelu_residual", device="cpu")
+    shapes = [(16, 8192, 8192), (2048, 2048, 2048), (4096, 4096, 4096)]
+    now = {s: ab.launch_label(case, *s) for s in shapes}
+    other = {s: next(k for k in BF16 if k != now[s].partition("+")[0]) for s in shapes}
+    rows = [  # the shipped launch 2x slower at the first shape, the winner at the second, not timed at the third
+        {"m": 16, "n": 8192, "k": 8192, "us_rounds": {now[shapes[0]]: [20.0, 21.0, 20.0], other[shapes[0]]: [10.0] * 3}},
+        {"m": 2048, "n": 2048, "k": 2048, "us_rounds": {now[shapes[1]]: [10.0] * 3, other[shapes[1]]: [12.0] * 3}},
+        {"m": 4096, "n": 4096, "k": 4096, "us_rounds": {other[shapes[2]]: [1.0] * 3, other[shapes[0]]: [2.0] * 3}}]
+    doc = {"case": case.describe(), "rows": rows}
+    s = ab_score.score(doc)
+    assert s["scored"] == 2 and s["untimed"] == 1 and s["geomean"] == pytest.approx(math.sqrt(2.0))
+    assert s["worst"] == [2.0, "16x8192x8192", now[shapes[0]]]
+    with open(configs.DEFAULT_RULES_FILE) as fh:
+        shipped = json.load(fh)
+    old = {"families": [{"family": "sm90 bf16", "rules": [  # older rules that picked the faster kernel at 16x8192x8192
+        {"kernel": other[shapes[0]], "m": [16, 16], "n": [8192, 8192], "k": [8192, 8192], "epilogue": "fused"}]}]
+        + shipped["families"]}
+    s = ab_score.score(doc, old)
+    assert s["scored"] == 2 and s["geomean"] == pytest.approx(1.0) and not configs._user_rules and not configs._tuned_rules
+    path = tmp_path / "ab.json"
+    path.write_text(json.dumps(doc))
+    assert ab_score.main([str(path)]) == 0 and "| 2 | 1 | 1.414 |" in capsys.readouterr().out
+    for argv in ([str(tmp_path / "missing.json")], ["--rules", str(path), str(path)]):  # an A/B file is not rules
+        with pytest.raises(SystemExit):
+            ab_score.main(argv)
+    with pytest.raises(ValueError, match="'case'"):
+        ab_score.case_of({"case": {"op": "conv"}})
 
 
 def test_ab_cli_writes_what_derive_rules_reads(tmp_path, monkeypatch):
