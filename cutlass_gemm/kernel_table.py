@@ -392,8 +392,9 @@ def _sm90_m160_ws() -> List[Kernel]:
     on the MMA's N side (one m64n160 wgmma per k-step), so the whole activation is one column of tiles and
     N = 8192 is 128 CTAs, one wave, each weight row streamed once; c2x1 multicasts the activation tile to a CTA
     pair. Past M = 128 the rules ran two or three rows of 64- / 128-row tiles (the 64x128 ping-pong: 192 tiles,
-    1.5 waves). Sweeps (bench/results/sweeps/*_m160_s31_*.json): 160x8192x28672 118.8 -> 76.5 us per-tensor
-    accurate, 160x8192x8192 36.9 -> 26.8, 160x57344x8192 249.7 -> 191.7. A 128-wide twin (64x128x256, c1x1 and
+    1.5 waves). Sweeps (bench/results/sweeps/*_m160_s31_1.json, per-tensor accurate, the best kernel before against
+    this one): 160x8192x28672 120.0 -> 85.7 us, 160x8192x8192 36.6 -> 27.0, 160x57344x8192 247.6 -> 195.5; it loses
+    at N = 10240 (1.2 waves), N <= 4096 and past its extent (M = 176: 1.8-2.7x). A/Bs: bench/results/ab/s31_*.json. A 128-wide twin (64x128x256, c1x1 and
     c2x1) lost to the 64x128 ping-pong at M = 80-128 (1.03-1.4x its time) and is not kept
     (bench/results/experiments/s31_m128_ws/)."""
     ws = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="ws", swap_ab=True,
