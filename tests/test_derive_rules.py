@@ -98,10 +98,17 @@ def test_per_nk_only_m_rows_stay_out_of_the_global_ladder():
     wide = _sweep({(192, 8192, 8192): {SMALL: 20.0, MID: 14.0}})
     wide["per_nk_only_m"] = [192]
     fam = dr._rows_by_family([_sweep(t), wide])[("sm90 bf16", "any")]
-    rules = dr.derive_family(fam["rows"], 0.03, sorted(fam["per_nk_only_m"]))
+    assert fam["per_nk_only"] == {(192, 8192, 8192)}
+    rules = dr.derive_family(fam["rows"], 0.03, fam["per_nk_only"])
     assert dr.choose(rules, 192, 8192, 8192) == MID  # its own (N, K): measured there
     assert dr.choose(rules, 160, 5120, 5120) == SMALL  # elsewhere the global ladder of 128 and 512 (midpoint 256)
     assert {"kernel": SMALL, "m": [1, 256]} in rules
+    # A later unmarked sweep of M = 192 over many (N, K), that shape included, makes M = 192 a global step again.
+    broad = _sweep({(192, 8192, 8192): {SMALL: 20.0, MID: 14.0}, (192, 5120, 5120): {SMALL: 12.0, MID: 9.0}})
+    fam = dr._rows_by_family([_sweep(t), wide, broad])[("sm90 bf16", "any")]
+    assert fam["per_nk_only"] == set()
+    rules = dr.derive_family(fam["rows"], 0.03, fam["per_nk_only"])
+    assert dr.choose(rules, 192, 13824, 5120) == MID and dr.choose(rules, 140, 13824, 5120) == SMALL
     bad = dict(wide, per_nk_only_m=["192"])
     with pytest.raises(SystemExit, match="per_nk_only_m"):
         dr.check_sweep(bad, "x.json")

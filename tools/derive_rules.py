@@ -23,6 +23,8 @@ over the kernels that have the node.
 A sweep's "per_nk_only_m" [M, ...] keeps its rows at those Ms out of the global ladder: they inform
 their own (N, K)'s ladder only (session 30: M = 192 measured at llama3_70b's four wide-N (N, K) put the
 128x160 c2x1 tile in the global ladder at M = 157-313, 1.2-1.6x slower at N = 5120-18944 than the rules it replaced).
+A shape that another sweep also measured without the mark counts globally (a later sweep of that M over
+many (N, K) makes it a global step again).
 A shape measured several times (two suites, or the same family swept twice: pass both files)
 counts once, with each kernel's median time, so one noisy run moves the rules less. A sweep's
 "superseded" {kernel: why} drops its timings of kernels whose code changed after it ran.
@@ -57,7 +59,7 @@ import math
 import os
 import statistics
 import sys
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Collection, Dict, List, Optional, Sequence, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
@@ -129,7 +131,8 @@ def epilogue_name_class(epilogue: object) -> str:
 
 def _rows_by_family(sweeps: Sequence[dict], abs_: Sequence[dict] = (), notes: Optional[List[str]] = None
                     ) -> Dict[Tuple[str, str], dict]:
-    """(label, epilogue class) -> {"rows": [(m, n, k, {kernel: us})], "sources": [...]} (kernels without a time dropped).
+    """(label, epilogue class) -> {"rows": [(m, n, k, {kernel: us})], "sources": [...], "per_nk_only": {(m, n, k)}}
+    (kernels without a time dropped; per_nk_only: the shapes only sweeps marking their M per_nk_only_m measured).
     A shape measured more than once (in two suites of one sweep, or in repeated sweeps) becomes one
     row: each kernel's median time over the measurements that timed it; then the A/B verdicts apply
     (what they left out goes to notes)."""
@@ -137,6 +140,7 @@ def _rows_by_family(sweeps: Sequence[dict], abs_: Sequence[dict] = (), notes: Op
     for f in fams.values():
         f["rows"] = [(m, n, k, {name: statistics.median(ts[name]) for name in sorted(ts)})
                      for (m, n, k), ts in f.pop("measured").items()]
+        f["per_nk_only"] = f.pop("marked") - f.pop("unmarked")  # shapes no unmarked sweep measured
     for ab in abs_:
         left = apply_ab(fams, ab)
         if notes is not None:
@@ -234,13 +238,14 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
                     raise SystemExit(f"derive_rules: {sw.get('path', 'a sweep')}: kernel {name!r} is not in kernel_table.py")
                 by_label.setdefault(kt.KERNELS[kt.KERNEL_IDS[name]].family_label, {})[name] = t
             for label, times in by_label.items():
-                f = fams.setdefault((label, ep), {"measured": {}, "sources": [], "gpu": sw.get("gpu"), "per_nk_only_m": set()})
+                f = fams.setdefault((label, ep), {"measured": {}, "sources": [], "gpu": sw.get("gpu"), "marked": set(),
+                                                  "unmarked": set()})
                 if sw.get("gpu") != f["gpu"]:  # medians across GPUs would tune for neither
                     raise SystemExit(f"derive_rules: {label}: expected every sweep of a family from one GPU, got "
                                      f"{f['gpu']!r} and {sw.get('gpu')!r} ({sw.get('path', 'a sweep')})")
-                if row["m"] in sw.get("per_nk_only_m", ()):
-                    f["per_nk_only_m"].add(row["m"])
-                shape = f["measured"].setdefault((row["m"], row["n"], row["k"]), {})
+                key = (row["m"], row["n"], row["k"])
+                f["marked" if row["m"] in sw.get("per_nk_only_m", ()) else "unmarked"].add(key)
+                shape = f["measured"].setdefault(key, {})
                 for name, t in times.items():
                     shape.setdefault(name, []).append(t)
                 src = sw.get("source", "")
@@ -250,14 +255,14 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
 
 
 def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float,
-                  per_nk_only_m: Sequence[int] = ()) -> List[dict]:
-    """The rules of one family from its measured rows (see the module docstring); rows at per_nk_only_m
-    count for their own (N, K)'s ladder only."""
+                  per_nk_only: Collection[Tuple[int, int, int]] = ()) -> List[dict]:
+    """The rules of one family from its measured rows (see the module docstring); rows whose (m, n, k) is in
+    per_nk_only count for their own (N, K)'s ladder only."""
     kernels = sorted({n for *_, t in rows for n in t})
     # Global ladder: per M, the best geomean of time / best over that M's shapes (kernels timed on all of them).
     by_m: Dict[int, List[Dict[str, float]]] = {}
-    for m, _, _, t in rows:
-        if m not in per_nk_only_m:
+    for m, n, k, t in rows:
+        if (m, n, k) not in per_nk_only:
             by_m.setdefault(m, []).append(t)
     glob: Dict[int, str] = {}
     for m, ts in by_m.items():
@@ -383,12 +388,12 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
             rows = [(m, n, k, {name: us for name, us in t.items() if kt.KERNELS[kt.KERNEL_IDS[name]].activation})
                     for m, n, k, t in f["rows"]]
             if any(len(r[3]) < len(t) for r, (*_, t) in zip(rows, f["rows"])):
-                fams[(label, "fused")] = {"rows": [r for r in rows if r[3]], "per_nk_only_m": f["per_nk_only_m"],
+                fams[(label, "fused")] = {"rows": [r for r in rows if r[3]], "per_nk_only": f["per_nk_only"],
                                           "sources": [f"{s}, its kernels with an activation" for s in f["sources"]]}
     doc = json.loads(json.dumps(current))
     report = []
     for (label, ep), f in fams.items():
-        rules = derive_family(f["rows"], tolerance, sorted(f.get("per_nk_only_m", ())))
+        rules = derive_family(f["rows"], tolerance, f.get("per_nk_only", set()))
         if ep != "any":
             rules = [dict(r, epilogue=ep) for r in rules]
         entry = {"family": label, **({"epilogue": ep} if ep != "any" else {}),
