@@ -70,7 +70,6 @@ class Kernel:
     scheduler: str = "persistent"
     activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
     ctas_per_sm: int = 1  # ws only: 2 sizes the stages to half an SM's shared memory, two CTAs resident per SM
-    stagger: bool = False  # promoted FP8 coop: the two warpgroups promote out of phase (fp8.cuh StaggeredPromotionMma)
 
     @property
     def name(self) -> str:
@@ -86,8 +85,6 @@ class Kernel:
         parts.append(f"t{m}x{n}x{k}")
         parts.append(f"c{self.cluster[0]}x{self.cluster[1]}")
         parts.append(self.schedule)
-        if self.stagger:
-            parts.append("stagger")
         if self.swap_ab:
             parts.append("swapab")
         if self.scheduler != "persistent":
@@ -404,21 +401,6 @@ def _sm90_m160_ws() -> List[Kernel]:
               tile=(64, 160, 128), cluster=(2, 1))
     return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
 
-def _sm90_fp8_stagger() -> List[Kernel]:
-    """Promoted FP8 cooperative tiles whose two warpgroups promote out of phase (fp8.cuh StaggeredPromotionMma):
-    CUTLASS's loop drains both warpgroups on the same k-tile before each promotion, and the tensor pipe idles
-    through both (session 18 ncu: 71% busy at 4096^3 against cuBLAS's 85%, same 128x128 tile). Twins of the
-    cooperative tiles the accurate rules pick from M = 128 up."""
-    scaled = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", accum="promoted", stagger=True,
-                  schedule="coop")
-    return [
-        Kernel(tile=(128, 128, 128), cluster=(1, 1), **scaled),
-        Kernel(tile=(128, 128, 128), cluster=(2, 1), activation=False, **scaled),
-        Kernel(tile=(128, 128, 128), cluster=(1, 2), activation=False, **scaled),
-        Kernel(tile=(128, 160, 128), cluster=(2, 1), **scaled),
-    ]
-
-
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -493,7 +475,6 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_n80_ws()
     + _sm90_decode_ws_2persm()
     + _sm90_m160_ws()
-    + _sm90_fp8_stagger()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -84,19 +84,13 @@ def kernel_type(k) -> str:
     if not k.activation and k.scale == "blockwise":
         raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit and "
                                   "tensor/row/column FP8 kernels only")
-    if k.stagger and ((k.arch, k.scale, k.accum, k.schedule) != (90, "tensor_row_col", "promoted", "coop")):
-        raise NotImplementedError(f"{k.name}: staggered promotion is built for SM90 promoted FP8 cooperative kernels only")
     shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
-    # The optional template arguments, in order; writing one writes every one before it.
-    optional = [
-        (k.scheduler == "streamk", "StreamK" if k.scheduler == "streamk" else "cutlass::gemm::PersistentScheduler"),
-        (k.swap_ab, "SwapAB" if k.swap_ab else "Normal"),
-        (not k.activation, "true" if k.activation else "false"),
-        (k.stagger, "true"),
-    ]
-    last = max((i for i, (needed, _) in enumerate(optional) if needed), default=-1)
-    for _, arg in optional[: last + 1]:
-        shape += f", {arg}"
+    if k.scheduler == "streamk" or k.swap_ab or not k.activation:
+        shape += ", StreamK" if k.scheduler == "streamk" else ", cutlass::gemm::PersistentScheduler"
+    if k.swap_ab or not k.activation:
+        shape += ", SwapAB" if k.swap_ab else ", Normal"
+    if not k.activation:
+        shape += ", false"
     if k.scale == "none":
         return f"Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
     if k.scale == "tensor_row_col":

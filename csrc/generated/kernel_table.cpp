@@ -84,10 +84,6 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm __
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_stagger __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_stagger_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_stagger_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_stagger __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -187,10 +183,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm},
     {"sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab},
     {"sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_stagger", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_stagger},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_stagger_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_stagger_noact},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_stagger_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_stagger_noact},
-    {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_stagger", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_stagger},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -209,8 +201,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 100;
-const uint64_t kKernelTableHash = 6165035149341731528ull;
+const int kNumKernels = 96;
+const uint64_t kKernelTableHash = 14063681174231407383ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -293,10 +285,6 @@ const KernelGrid kKernelGrids[] = {
     {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     {64, 160, true, false},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
     {64, 160, true, false},  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_stagger
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_stagger_noact
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_stagger_noact
-    {128, 160, false, false},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_stagger
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -397,10 +385,6 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     true,  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
     true,  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_stagger
-    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_stagger_noact
-    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_stagger_noact
-    true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_stagger
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm

@@ -8,16 +8,4 @@ namespace cutlass_gemm::kernels {
 extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab;
 const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 160, 128, 2, 1, sm90::Ws<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_stagger;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_stagger = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, true, true>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_stagger_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_stagger_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, true>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_stagger_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_stagger_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, true>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_stagger;
-const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_stagger = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, true, true>::fns;
-
 }  // namespace cutlass_gemm::kernels

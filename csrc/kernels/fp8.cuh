@@ -15,91 +15,19 @@
 
 namespace cutlass_gemm::kernels {
 
-// CUTLASS's promoted (accurate) SM90 FP8 mainloop, as opposed to fast accumulation.
+// CUTLASS's promoted (accurate) SM90 FP8 mainloop, as opposed to fast accumulation. Two rewrites of its loop
+// were measured and dropped: promotion overlapped under the next k-tile's MMAs (session 19, no gain) and the two
+// coop warpgroups promoting out of phase (session 32, 1.05x slower on 128x128 tiles: experiments/s32_stagger).
 template <class DispatchPolicy>
 struct IsPromotedFp8 : std::false_type {};
 template <int Stages, class ClusterShape, class KernelSchedule>
 struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, ClusterShape, KernelSchedule>>
     : std::true_type {};
 
-// CUTLASS's promoted FP8 mainloop with the two consumer warpgroups of a cooperative tile promoting out of
-// phase. CUTLASS's loop sums a promotion interval's k-tiles into an FP32 partial, then drains every MMA in
-// flight (wgmma.wait_group 0) and adds the partial while that warpgroup issues nothing; both warpgroups
-// consume the same smem stages, so they drain on the same k-tile and the tensor pipe idles through both
-// (ncu, session 18: 71% busy against cuBLAS's 85% on the same 128x128 tile). Here warpgroup 1's first
-// promotion group is half an interval short, so afterwards each warpgroup's drain and adds fall under the
-// other's MMAs. Same interval, partial and registers as CUTLASS's loop; a ping-pong tile (one warpgroup per
-// tile) and an interval of one k-tile run it unchanged.
-template <class Base>
-struct StaggeredPromotionMma : Base {
-  using typename Base::MainloopPipeline;
-  using typename Base::Params;
-  using typename Base::PipelineState;
-  using typename Base::TensorStorage;
-  using typename Base::TiledMma;
-
-  template <class FrgTensorC>
-  CUTLASS_DEVICE void mma(MainloopPipeline pipeline, PipelineState smem_pipe_read, FrgTensorC& accum, int k_tile_count,
-                          int thread_idx, TensorStorage& shared_tensors, Params const& params) {
-    constexpr int kThreadsPerWarpGroup = cutlass::NumThreadsPerWarpGroup;
-    constexpr int kWarpGroups = size(TiledMma{}) / kThreadsPerWarpGroup;
-    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), typename Base::SmemLayoutA{});  // (M,K,PIPE)
-    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), typename Base::SmemLayoutB{});  // (N,K,PIPE)
-    const int warp_group = __shfl_sync(0xffffffff, thread_idx / kThreadsPerWarpGroup, 0);
-    TiledMma tiled_mma;
-    auto thread_mma = tiled_mma.get_slice(make_layout(Int<kWarpGroups>{}, Int<kThreadsPerWarpGroup>{})(warp_group));
-    Tensor tCrA = thread_mma.make_fragment_A(thread_mma.partition_A(sA));  // (MMA,MMA_M,MMA_K,PIPE) descriptors
-    Tensor tCrB = thread_mma.make_fragment_B(thread_mma.partition_B(sB));  // (MMA,MMA_N,MMA_K,PIPE)
-    constexpr int kBlocks = size<2>(decltype(tCrA){});                     // MMAs (k-blocks of 32) per k-tile
-
-    // k-tiles per promotion (the interval is a whole number of k-tiles: ScaledGemm::make_args rounds it up).
-    const int group = cute::max(1, int(params.mma_promotion_interval) / kBlocks);
-    int count = (warp_group & 1) ? group / 2 : 0;  // k-tiles already "in" the first group: warpgroup 1 starts half-way
-    Tensor part = make_fragment_like(accum);       // the current group's FP32 partial (the MMAs' accumulator)
-    clear(accum);
-    PipelineState smem_pipe_release = smem_pipe_read;
-    bool fresh = true;  // the next k-tile's MMAs start `part` from zero
-    CUTLASS_PRAGMA_NO_UNROLL
-    for (int t = 0; t < k_tile_count; ++t) {
-      auto token = pipeline.consumer_try_wait(smem_pipe_read);
-      pipeline.consumer_wait(smem_pipe_read, token);
-      const int stage = smem_pipe_read.index();
-      tiled_mma.accumulate_ = fresh ? GMMA::ScaleOut::Zero : GMMA::ScaleOut::One;
-      warpgroup_fence_operand(part);
-      warpgroup_arrive();
-      CUTLASS_PRAGMA_UNROLL
-      for (int kb = 0; kb < kBlocks; ++kb) {
-        cute::gemm(tiled_mma, tCrA(_, _, kb, stage), tCrB(_, _, kb, stage), part);
-        tiled_mma.accumulate_ = GMMA::ScaleOut::One;
-      }
-      warpgroup_commit_batch();
-      ++smem_pipe_read;
-      fresh = __shfl_sync(0xffffffff, ++count == group || t + 1 == k_tile_count, 0);
-      if (fresh) {  // the group is complete: drain it and add it in
-        warpgroup_wait<0>();
-        warpgroup_fence_operand(part);
-        CUTLASS_PRAGMA_UNROLL
-        for (int j = 0; j < size(accum); ++j) accum(j) += part(j);
-        count = 0;
-      } else {
-        warpgroup_wait<1>();  // the previous k-tile's MMAs are done (its stage may go back), this one's run on
-      }
-      warpgroup_fence_operand(part);
-      if (t > 0) {  // the previous k-tile's stage; the last one is mma_tail's
-        pipeline.consumer_release(smem_pipe_release);
-        ++smem_pipe_release;
-      }
-    }
-    warpgroup_fence_operand(accum);
-  }
-};
-
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 // kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
-// kStagger: the promoted mainloop with the warpgroups' promotions out of phase (StaggeredPromotionMma).
 template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
-          bool kStagger = false>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
   using ElementB = typename Element<kB>::type;                       // B element
@@ -115,14 +43,11 @@ struct ScaledGemm {
   using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
   using MmaB = cute::conditional_t<Orient::kSwap, ElementA, ElementB>;
-  using BuilderMainloop =
+  using CollectiveMainloop =
       CollectiveMainloopFor<MmaA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
                             MmaB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Mainloop, CtasPerSm<Schedule>::value>;
-  static_assert(!kStagger || IsPromotedFp8<typename BuilderMainloop::DispatchPolicy>::value,
-                "staggered promotion is a variant of the promoted SM90 FP8 mainloop");
-  using CollectiveMainloop = cute::conditional_t<kStagger, StaggeredPromotionMma<BuilderMainloop>, BuilderMainloop>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler, CtasPerSm<Schedule>::value>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
