@@ -401,6 +401,15 @@ def _sm90_m160_ws() -> List[Kernel]:
               tile=(64, 160, 128), cluster=(2, 1))
     return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
 
+def _sm90_m192_ws() -> List[Kernel]:
+    """The 160-wide swap-AB ws tiles one step up, for M = 161-192 (session 32): one m64n192 wgmma per k-step, the
+    whole activation one column of tiles (N = 8192: 128 CTAs, one wave, each weight row streamed once), where the
+    rules ran two 128-row tiles (M = 176: the 160-wide tile was 1.8-2.7x slower, zero fill past its extent)."""
+    ws = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="ws", swap_ab=True,
+              tile=(64, 192, 128), cluster=(2, 1))
+    return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -475,6 +484,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_n80_ws()
     + _sm90_decode_ws_2persm()
     + _sm90_m160_ws()
+    + _sm90_m192_ws()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -84,6 +84,8 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm __
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -183,6 +185,8 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm},
     {"sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab},
     {"sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab},
+    {"sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab},
+    {"sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -201,8 +205,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 96;
-const uint64_t kKernelTableHash = 14063681174231407383ull;
+const int kNumKernels = 98;
+const uint64_t kKernelTableHash = 13968028026607767755ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -285,6 +289,8 @@ const KernelGrid kKernelGrids[] = {
     {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     {64, 160, true, false},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
     {64, 160, true, false},  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
+    {64, 192, true, false},  // sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab
+    {64, 192, true, false},  // sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -385,6 +391,8 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     true,  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
     true,  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
+    true,  // sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab
+    true,  // sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
