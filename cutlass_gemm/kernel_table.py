@@ -404,7 +404,10 @@ def _sm90_m160_ws() -> List[Kernel]:
 def _sm90_m192_ws() -> List[Kernel]:
     """The 160-wide swap-AB ws tiles one step up, for M = 161-192 (session 32): one m64n192 wgmma per k-step, the
     whole activation one column of tiles (N = 8192: 128 CTAs, one wave, each weight row streamed once), where the
-    rules ran two 128-row tiles (M = 176: the 160-wide tile was 1.8-2.7x slower, zero fill past its extent)."""
+    rules ran two 128-row tiles (M = 176: the 160-wide tile was 1.8-2.7x slower, zero fill past its extent). Sweeps at
+    M = 176 / 192 / 256 x 13 (N, K) (bench/results/sweeps/*_m192_s32_1.json): the fastest kernel at 10-11 of 39 shapes
+    per FP8 family (per-tensor accurate 176x8192x8192 36.7 -> 30.5 us, 192x7168x16384 71.1 -> 49.8); it loses at
+    N = 10240 (160 CTAs), at N <= 4096 and at M = 256 (two column tiles). A/Bs: bench/results/ab/s32_*.json."""
     ws = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="ws", swap_ab=True,
               tile=(64, 192, 128), cluster=(2, 1))
     return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
