@@ -401,6 +401,7 @@ def _sm90_m160_ws() -> List[Kernel]:
               tile=(64, 160, 128), cluster=(2, 1))
     return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
 
+
 def _sm90_m192_ws() -> List[Kernel]:
     """The 160-wide swap-AB ws tiles one step up, for M = 161-192 (session 32): one m64n192 wgmma per k-step, the
     whole activation one column of tiles (N = 8192: 128 CTAs, one wave, each weight row streamed once), where the
