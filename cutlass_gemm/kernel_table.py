@@ -414,6 +414,15 @@ def _sm90_m192_ws() -> List[Kernel]:
     return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
 
 
+def _sm90_coop_swapab() -> List[Kernel]:
+    """Swap-AB cooperative tiles for M = 129-224 (session 33): 128 weight rows (one 64-row half per consumer
+    warpgroup) by 80 / 96 / 112 tokens, two CTAs of a 1x2 cluster covering up to 2x the tokens with one multicast
+    weight tile, or 192 tokens with 2x1. cuBLAS runs such tiles for per-tensor FP8 at M = 128-256 (nvjet qqtst
+    128x96 1x2 coopA at 176x8192x28672, 128x88 1x2 fast at 176x8192x8192; experiments/s32_cublas_kernels)."""
+    sw = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="coop", swap_ab=True)
+    tiles = [((128, 80, 128), (1, 2)), ((128, 96, 128), (1, 2)), ((128, 112, 128), (1, 2)), ((128, 192, 128), (2, 1))]
+    return [Kernel(tile=t, cluster=c, accum=a, **sw) for t, c in tiles for a in ("promoted", "fast")]
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -489,6 +498,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_decode_ws_2persm()
     + _sm90_m160_ws()
     + _sm90_m192_ws()
+    + _sm90_coop_swapab()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()
