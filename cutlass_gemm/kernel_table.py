@@ -97,8 +97,11 @@ class Kernel:
 
     @property
     def m_extent(self) -> int:
-        """The rows of M one tile covers: the tile's M side, or its second extent when swap-AB."""
-        return self.tile[1] if self.swap_ab else self.tile[0]
+        """The rows of M one cluster of tiles covers: the tile's M side (its second extent when swap-AB) times the
+        cluster along it, since the grid rounds M's tiles up to whole clusters (a 1x2 swap-AB 128x96 tile runs four
+        96-row tiles at M = 193)."""
+        i = 1 if self.swap_ab else 0
+        return self.tile[i] * self.cluster[i]
 
     @property
     def family_label(self) -> str:
