@@ -97,11 +97,14 @@ class Kernel:
 
     @property
     def m_extent(self) -> int:
-        """The rows of M one cluster of tiles covers: the tile's M side (its second extent when swap-AB) times the
-        cluster along it, since the grid rounds M's tiles up to whole clusters (a 1x2 swap-AB 128x96 tile runs four
-        96-row tiles at M = 193)."""
-        i = 1 if self.swap_ab else 0
-        return self.tile[i] * self.cluster[i]
+        """The rows of M one cluster of tiles covers: `tile_m` times the cluster along M, since the grid rounds M's
+        tiles up to whole clusters (a 1x2 swap-AB 128x96 tile runs four 96-row tiles at M = 193)."""
+        return self.tile_m * self.cluster[1 if self.swap_ab else 0]
+
+    @property
+    def tile_m(self) -> int:
+        """The rows of M one tile covers: the tile's M side, or its second extent when swap-AB."""
+        return self.tile[1] if self.swap_ab else self.tile[0]
 
     @property
     def family_label(self) -> str:
@@ -627,8 +630,13 @@ RETIRED: Dict[str, str] = {
 
 
 def m_extent(name: str) -> int:
-    """The rows of M one tile of the named kernel covers (the M ladders stop a winner there)."""
+    """The rows of M one cluster row of the named kernel's tiles covers (the M ladders stop a winner there)."""
     return KERNELS[KERNEL_IDS[name]].m_extent
+
+
+def tile_m(name: str) -> int:
+    """The rows of M one tile of the named kernel covers (the M ladders' "taller tile" test)."""
+    return KERNELS[KERNEL_IDS[name]].tile_m
 
 
 def unknown_kernel(name: str) -> str:

@@ -22,16 +22,17 @@ def m_ranges(ms: Sequence[int]) -> List[Range]:
 
 
 def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = None,
-           span_only: bool = False) -> List[Tuple[str, Range]]:
+           span_only: bool = False, tile_m: Optional[Callable[[str], int]] = None) -> List[Tuple[str, Range]]:
     """Winner per measured M -> merged (kernel, M range) steps.
 
     span_only: the steps cover only the measured span, smallest to largest measured M (a per-(N, K)
     ladder: outside its measurements the global ladder, measured there on other shapes, knows more
     than one (N, K)'s M = 80-112 winner stretched to M = 1 or 8192); else 1 .. no bound.
 
-    m_extent(kernel): the M rows one tile of that kernel covers. A winner measured at an M its tile
-    covers keeps its range only up to that extent when the next measured M's winner runs, just past
-    it, the rows of tiles it was measured with (or is a taller tile): past its extent the winner
+    m_extent(kernel): the M rows one cluster row of that kernel's tiles covers (the grid rounds M's
+    tiles up to whole clusters); tile_m(kernel): one tile's rows (default m_extent). A winner measured
+    at an M one cluster row covers keeps its range only up to that extent when the next measured M's
+    winner runs, just past it, the cluster rows it was measured with (or is a taller tile): past its extent the winner
     would run a second, mostly empty row of tiles (a swap-AB 128x16 tile re-reads its weight slab at
     M = 17; a one-wave 64-row tile doubles its grid at M = 65) that no measurement saw, where the
     next one runs as timed. Only from one row: a 64-row tile timed in two rows at M = 128 keeps M =
@@ -43,7 +44,8 @@ def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = N
         if m_extent is not None and hi is not None:
             e, nxt = m_extent(winners[m]), ms[i + 1]
             en = m_extent(winners[nxt])
-            if m <= e < hi and (en > e or -(-(e + 1) // en) == -(-nxt // en)):
+            taller = (tile_m or m_extent)(winners[nxt]) > (tile_m or m_extent)(winners[m])
+            if m <= e < hi and (taller or -(-(e + 1) // en) == -(-nxt // en)):
                 hi = e
         ranges.append((lo, hi))
     steps: List[Tuple[str, Range]] = []

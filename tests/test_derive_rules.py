@@ -64,6 +64,10 @@ def test_an_nk_ladder_measured_at_few_m_does_not_stretch_to_every_m():
     assert dr.choose(rules, 4096, 4096, 4096) == MID and dr.choose(rules, 96, 4096, 4096) == SMALL
 
 
+def _ladder(winners):
+    return dr.ladder(winners, dr.kt.m_extent, tile_m=dr.kt.tile_m)
+
+
 def test_a_winner_keeps_no_m_past_its_tile_extent():
     """A 16-wide swap-AB tile measured at M = 16 does not take M = 17-32 from the taller tile that won
     at 64 (a second row of tiles the sweep never timed; the geometric midpoint would be 32); a 64-row
@@ -71,23 +75,41 @@ def test_a_winner_keeps_no_m_past_its_tile_extent():
     swap16 = "sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab"
     p64 = "sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong"
     big = "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop"
-    assert dr.ladder({16: swap16, 64: p64, 128: p64, 2048: big}, dr.kt.m_extent) == [
-        (swap16, (1, 16)), (p64, (17, 512)), (big, (513, None))]
+    assert _ladder({16: swap16, 64: p64, 128: p64, 2048: big}) == [(swap16, (1, 16)), (p64, (17, 512)), (big, (513, None))]
     assert dr.ladder({16: swap16, 64: p64}) == [(swap16, (1, 32)), (p64, (33, None))]  # without extents
-    # a next winner no taller (128x128 after 128x256 at M = 128) would run two rows of tiles as well
+    # a next winner with no taller tile (128x256 c2x1 after 128x128 c1x2 at M = 128) would run two rows of tiles as well
     mid = "sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong"
-    assert dr.ladder({128: mid, 4096: big}, dr.kt.m_extent) == [(mid, (1, 724)), (big, (725, None))]
+    assert _ladder({128: mid, 4096: big}) == [(mid, (1, 724)), (big, (725, None))]
     # a one-wave 64-row tile at M = 64 stops there when the 64-row tile that won at M = 80 was timed with the
     # two rows of tiles it runs from M = 65 (the midpoint 71 would hand M = 65-71 a doubled, unmeasured grid)
     ws64 = "sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws"
     pp64 = "sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong"
-    assert dr.ladder({64: ws64, 80: pp64}, dr.kt.m_extent) == [(ws64, (1, 64)), (pp64, (65, None))]
+    assert _ladder({64: ws64, 80: pp64}) == [(ws64, (1, 64)), (pp64, (65, None))]
     # ... but not when it was timed with more rows than it runs at M = 65 (three at M = 160): the midpoint holds
-    assert dr.ladder({64: ws64, 160: pp64}, dr.kt.m_extent) == [(ws64, (1, 101)), (pp64, (102, None))]
+    assert _ladder({64: ws64, 160: p64}) == [(ws64, (1, 101)), (p64, (102, None))]
     # only from one row: a 64-row tile timed in two rows at M = 128 keeps the midpoint before the 128-row tile timed at
     # M = 256 (at N = 5120-18944, M = 160, the 64-row tile's three rows beat a 128-row tile's two by 1.15-1.6x)
     big128 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact"
-    assert dr.ladder({128: pp64, 256: big128}, dr.kt.m_extent) == [(pp64, (1, 181)), (big128, (182, None))]
+    assert _ladder({128: p64, 256: big128}) == [(p64, (1, 181)), (big128, (182, None))]
+
+
+def test_the_extent_is_one_cluster_row_of_tiles():
+    """The grid rounds M's tiles up to whole clusters, so a winner's extent is its tile's M side times the cluster
+    along M (swap-AB: the token side and the cluster's second extent). Session 33's A/Bs: the 1x2 swap-AB 128x96
+    tile timed at M = 192 ran four 96-token tiles at M = 193-207 (3.4-4.1x the best launch at 200x57344x8192);
+    the 2x1 128x128 ping-pong timed at M = 256 ran a second cluster row at 257-362 (2.1-2.4x at 272-340 x 57344x8192)."""
+    cs96 = "sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab"
+    cs112 = "sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop_swapab"
+    pp2x1 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact"
+    coop256 = "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop"
+    pp64 = "sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong"
+    assert [(dr.kt.m_extent(n), dr.kt.tile_m(n)) for n in (cs96, pp2x1, pp64)] == [(192, 96), (256, 128), (128, 64)]
+    assert _ladder({192: cs96, 224: cs112}) == [(cs96, (1, 192)), (cs112, (193, None))]
+    assert dr.ladder({192: cs96, 224: cs112}) == [(cs96, (1, 207)), (cs112, (208, None))]  # without extents
+    # the next winner timed with the cluster rows it runs at 257 (two at M = 512): stop at 256
+    assert _ladder({256: pp2x1, 512: coop256}) == [(pp2x1, (1, 256)), (coop256, (257, None))]
+    # a 2x1 64-row tile timed at M = 128 is one cluster row there: a taller next tile takes 129 on
+    assert _ladder({128: pp64, 256: pp2x1}) == [(pp64, (1, 128)), (pp2x1, (129, None))]
 
 
 def test_per_nk_only_m_rows_stay_out_of_the_global_ladder():
