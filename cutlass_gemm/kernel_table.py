@@ -424,10 +424,13 @@ def _sm90_coop_swapab() -> List[Kernel]:
     """Swap-AB cooperative tiles for M = 129-224 (session 33): 128 weight rows (one 64-row half per consumer
     warpgroup) by 80 / 96 / 112 tokens, two CTAs of a 1x2 cluster covering up to 2x the tokens with one multicast
     weight tile, or 192 tokens with 2x1. cuBLAS runs such tiles for per-tensor FP8 at M = 128-256 (nvjet qqtst
-    128x96 1x2 coopA at 176x8192x28672, 128x88 1x2 fast at 176x8192x8192; experiments/s32_cublas_kernels)."""
+    128x96 1x2 coopA at 176x8192x28672, 128x88 1x2 fast at 176x8192x8192; experiments/s32_cublas_kernels). Sweeps
+    sweeps/*_cs_s33_1.json (M = 144-224 x 13 (N, K)): fastest at 42-45 of 65 shapes per FP8 family, 0.90-0.95x the
+    best older kernel's time at M = 144-192; 128x64 c1x2 (M = 97-128) lost by up to 1.25x, 128x88 tied 128x96."""
     sw = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="coop", swap_ab=True)
     tiles = [((128, 80, 128), (1, 2)), ((128, 96, 128), (1, 2)), ((128, 112, 128), (1, 2)), ((128, 192, 128), (2, 1))]
     return [Kernel(tile=t, cluster=c, accum=a, **sw) for t, c in tiles for a in ("promoted", "fast")]
+
 
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
