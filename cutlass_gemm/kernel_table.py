@@ -37,11 +37,9 @@ SCALE_MODES: Tuple[str, ...] = ("none", "tensor_row_col", "blockwise")
 ACCUMS: Tuple[str, ...] = ("f32", "promoted", "fast")
 # Mainloop/epilogue schedules. SM90: warp-specialized persistent cooperative or ping-pong, or "ws":
 # CUTLASS's non-persistent warp-specialized kernel (one producer and one consumer warpgroup, one
-# tile per CTA, the grid is the tile count; its scheduler field stays "persistent", unused), or
-# "wscoop": the same grid with two consumer warpgroups splitting a 64-row tile's N (our kernel,
-# csrc/kernels/sm90_ws_coop.cuh; CUTLASS's cooperative kernel splits M only).
+# tile per CTA, the grid is the tile count; its scheduler field stays "persistent", unused).
 # SM100: 1-SM or 2-SM UMMA (tcgen05; a 2-SM UMMA spans the CTA pair of a 2x1 cluster).
-SCHEDULES: Tuple[str, ...] = ("coop", "pingpong", "1sm", "2sm", "ws", "wscoop")
+SCHEDULES: Tuple[str, ...] = ("coop", "pingpong", "1sm", "2sm", "ws")
 # Tile schedulers: data-parallel persistent, or stream-K (deterministic reduction).
 SCHEDULERS: Tuple[str, ...] = ("persistent", "streamk")
 # Activations, in the order of `cutlass_gemm::Activation` (the kernel's run-time argument).
@@ -434,16 +432,6 @@ def _sm90_coop_swapab() -> List[Kernel]:
     return [Kernel(tile=t, cluster=c, accum=a, **sw) for t, c in tiles for a in ("promoted", "fast")]
 
 
-def _sm90_wscoop_swapab() -> List[Kernel]:
-    """Swap-AB 64-weight-row tiles whose two consumer warpgroups split the tokens (schedule wscoop), for
-    M = 97-224: cuBLAS's per-tensor FP8 kernels there (nvjet qqtst 64x192 2x1 coopB at 192x57344x8192: 156.6 us
-    against our one-warpgroup 64x192 ws tile's 185.2; experiments/s32_cublas_kernels). Two warpgroups on one
-    tile: one's promotion (accurate mode) runs under the other's MMAs, and each wgmma is half as wide."""
-    sw = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="wscoop", swap_ab=True,
-              cluster=(2, 1))
-    return [Kernel(tile=(64, n, 128), accum=a, **sw) for n in (128, 160, 192) for a in ("promoted", "fast")]
-
-
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -520,7 +508,6 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_m160_ws()
     + _sm90_m192_ws()
     + _sm90_coop_swapab()
-    + _sm90_wscoop_swapab()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -41,17 +41,15 @@ def test_names_unique_and_descriptive():
     names = [k.name for k in kt.KERNELS]
     assert len(set(names)) == len(names)
     for k in kt.KERNELS:
-        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|wscoop|1sm|2sm)(_swapab)?(_streamk)?(_noact)?(_2persm)?", k.name), k.name
+        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact)?(_2persm)?", k.name), k.name
         assert k.a in kt.DTYPES and k.b in kt.DTYPES and k.out in kt.DTYPES
         assert k.scale in kt.SCALE_MODES and k.accum in kt.ACCUMS
         assert k.schedule in kt.SCHEDULES and k.scheduler in kt.SCHEDULERS
         assert isinstance(k.activation, bool) and (k.activation or k.scale != "blockwise"), k.name
         if k.arch == 90 and k.schedule == "coop":
             assert k.tile[0] >= 128, f"{k.name}: cooperative needs a 128-row tile"
-        if k.schedule in ("ws", "wscoop"):  # the non-persistent kernels take no stream-K scheduler; SM90 only
+        if k.schedule == "ws":  # CUTLASS's non-persistent kernel takes no stream-K scheduler; SM90 only
             assert k.arch == 90 and k.scheduler == "persistent" and k.scale != "blockwise", k.name
-        if k.schedule == "wscoop":  # two consumer warpgroups split a 64-row tile's N in 8-column groups
-            assert k.tile[0] == 64 and k.tile[1] % 16 == 0 and k.scale == "tensor_row_col", k.name
         # Two resident CTAs per SM: only the non-persistent kernel (a persistent grid is sized to one per SM)
         assert k.ctas_per_sm == 1 or (k.ctas_per_sm == 2 and k.schedule == "ws"), k.name
 
@@ -66,20 +64,6 @@ def test_two_per_sm_template_and_refusals():
     assert gen.kernel_type(one).count(", 2>") == 0 and one.name + "_2persm" == two[0].name
     for bad in (dataclasses.replace(two[0], schedule="pingpong"), dataclasses.replace(two[0], ctas_per_sm=3)):
         with pytest.raises(NotImplementedError, match="two CTAs per SM"):
-            gen.kernel_type(bad)
-
-
-def test_split_n_template_and_refusals():
-    gen = _generator()
-    split = [k for k in kt.KERNELS if k.schedule == "wscoop"]
-    assert split, "the table has split-N kernels (kernel_table._sm90_wscoop_swapab)"
-    for k in split:
-        t = gen.kernel_type(k)
-        assert f"sm90::WsCoop<{'true' if k.accum == 'fast' else 'false'}>" in t, t
-        assert "kernels/sm90_ws_coop.cuh" in gen.kernel_headers(k)
-    for bad in (dataclasses.replace(split[0], tile=(128, 192, 128)), dataclasses.replace(split[0], tile=(64, 200, 128)),
-                dataclasses.replace(split[0], scale="blockwise"), dataclasses.replace(split[0], scale="none", a="bf16", b="bf16")):
-        with pytest.raises(NotImplementedError, match="split-N"):
             gen.kernel_type(bad)
 
 
@@ -125,13 +109,13 @@ def test_host_probe_every_compiled_kernel():
 
 
 def test_ws_kernels_refuse_more_tiles_than_a_grid_holds():
-    """Schedules ws and wscoop launch one CTA per output tile, the tiles along the tile's second extent (M when swap-AB,
+    """Schedule ws launches one CTA per output tile, the tiles along the tile's second extent (M when swap-AB,
     else N) as grid.y, at most 65535: can_implement refuses beyond that (CUTLASS does not check), so the op
     raises before any launch (host probe, no GPU)."""
     import torch
 
     mask = torch.ops.cutlass_gemm._compiled_kernels().tolist()
-    ws = [(i, k) for i, k in enumerate(kt.KERNELS) if k.schedule in ("ws", "wscoop") and mask[i]]
+    ws = [(i, k) for i, k in enumerate(kt.KERNELS) if k.schedule == "ws" and mask[i]]
     if not ws:
         pytest.skip("no ws kernel in this build")
     for i, k in ws:

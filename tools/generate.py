@@ -65,8 +65,7 @@ def kernel_type(k) -> str:
     m, n, kk = k.tile
     if k.arch == 90:
         fast = "true" if k.accum == "fast" else "false"
-        sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>", "ws": f"sm90::Ws<{fast}>" if k.ctas_per_sm == 1 else f"sm90::Ws<{fast}, {k.ctas_per_sm}>",
-                 "wscoop": f"sm90::WsCoop<{fast}>"}[k.schedule]
+        sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>", "ws": f"sm90::Ws<{fast}>" if k.ctas_per_sm == 1 else f"sm90::Ws<{fast}, {k.ctas_per_sm}>"}[k.schedule]
     elif k.arch == 100:
         sched = {"1sm": "sm100::OneSm", "2sm": "sm100::TwoSm"}[k.schedule]
     else:
@@ -77,9 +76,6 @@ def kernel_type(k) -> str:
         raise NotImplementedError(f"{k.name}: two CTAs per SM are built for the SM90 ws schedule only")
     if k.schedule == "ws" and k.scale == "blockwise":
         raise NotImplementedError(f"{k.name}: the non-persistent schedule is built for 16-bit and tensor/row/column FP8")
-    if k.schedule == "wscoop" and (k.scale != "tensor_row_col" or k.tile[0] != 64 or k.tile[1] % 16 or k.ctas_per_sm != 1):
-        raise NotImplementedError(f"{k.name}: the split-N schedule is built for tensor/row/column FP8 tiles of 64 rows "
-                                  "by a multiple of 16 columns, one CTA per SM")
     if k.swap_ab and k.arch != 90:
         raise NotImplementedError(f"{k.name}: swap-AB is built for SM90 kernels only")
     if k.swap_ab and k.scale == "blockwise" and k.tile[0] % 128:
@@ -106,8 +102,7 @@ def kernel_headers(k) -> List[str]:
     """The arch's schedules and the kernel family's template."""
     if k.arch not in (90, 100):
         raise NotImplementedError(k.name)
-    schedules = "kernels/sm90_ws_coop.cuh" if k.schedule == "wscoop" else f"kernels/sm{k.arch}_schedules.cuh"
-    return [schedules, "kernels/gemm16.cuh" if k.scale == "none" else "kernels/fp8.cuh"]
+    return [f"kernels/sm{k.arch}_schedules.cuh", "kernels/gemm16.cuh" if k.scale == "none" else "kernels/fp8.cuh"]
 
 
 def gen_unit(t, stem, arch, ids) -> str:

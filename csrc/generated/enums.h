@@ -7,7 +7,7 @@ namespace cutlass_gemm {
 enum class DType : int32_t { kBf16 = 0, kF16 = 1, kF32 = 2, kE4m3 = 3, kE5m2 = 4 };
 enum class ScaleMode : int32_t { kNone = 0, kTensorRowCol = 1, kBlockwise = 2 };
 enum class Accum : int32_t { kF32 = 0, kPromoted = 1, kFast = 2 };
-enum class Schedule : int32_t { kCoop = 0, kPingpong = 1, k1sm = 2, k2sm = 3, kWs = 4, kWscoop = 5 };
+enum class Schedule : int32_t { kCoop = 0, kPingpong = 1, k1sm = 2, k2sm = 3, kWs = 4 };
 enum class Scheduler : int32_t { kPersistent = 0, kStreamk = 1 };
 enum class Activation : int32_t { kNone = 0, kRelu = 1, kGelu = 2, kGeluTanh = 3, kSilu = 4 };
 

@@ -2,7 +2,6 @@
 // Compiled only for sm_90a (filename suffix).
 #include "kernels/fp8.cuh"
 #include "kernels/sm90_schedules.cuh"
-#include "kernels/sm90_ws_coop.cuh"
 
 namespace cutlass_gemm::kernels {
 
@@ -20,8 +19,5 @@ const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop_swapab = Scaled
 
 extern const KernelFns sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab;
 const KernelFns sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 192, 128, 2, 1, sm90::Coop<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c2x1_wscoop_swapab;
-const KernelFns sm90_e4m3_scaled_promoted_t64x128x128_c2x1_wscoop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 128, 128, 2, 1, sm90::WsCoop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
 }  // namespace cutlass_gemm::kernels

@@ -310,26 +310,6 @@ using PersistentKernel = cute::conditional_t<
                                                        TileScheduler>,
                   CtasPerSm_>>;
 
-// What a schedule may change in CUTLASS's collective mainloop and kernel (sm90::WsCoop: the TiledMma and the
-// device body); every other schedule takes them as built.
-template <class Schedule, class Built, class ElementA, class ElementB, int TM, int TN, int TK, class = void>
-struct MainloopOf {
-  using type = Built;
-};
-template <class Schedule, class Built, class ElementA, class ElementB, int TM, int TN, int TK>
-struct MainloopOf<Schedule, Built, ElementA, ElementB, TM, TN, TK,
-                  std::void_t<typename Schedule::template MainloopFrom<Built, ElementA, ElementB, TM, TN, TK>>> {
-  using type = typename Schedule::template MainloopFrom<Built, ElementA, ElementB, TM, TN, TK>;
-};
-template <class Schedule, class Built, class = void>
-struct KernelOf {
-  using type = Built;
-};
-template <class Schedule, class Built>
-struct KernelOf<Schedule, Built, std::void_t<typename Schedule::template KernelFrom<Built>>> {
-  using type = typename Schedule::template KernelFrom<Built>;
-};
-
 // A row-major [rows, ld] stride of C/D, or the same memory as CUTLASS's column-major D' (swap-AB).
 template <class Stride_, class Orient>
 Stride_ out_stride(int64_t ld) {

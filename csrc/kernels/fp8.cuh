@@ -43,14 +43,12 @@ struct ScaledGemm {
   using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
   using MmaB = cute::conditional_t<Orient::kSwap, ElementA, ElementB>;
-  using CollectiveMainloop = typename MainloopOf<Schedule,
+  using CollectiveMainloop =
       CollectiveMainloopFor<MmaA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
                             MmaB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Mainloop, CtasPerSm<Schedule>::value>,
-      MmaA, MmaB, TM, TN, TK>::type;
-  using Kernel = typename KernelOf<Schedule, PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler,
-                                                              CtasPerSm<Schedule>::value>>::type;
+                            typename Schedule::Mainloop, CtasPerSm<Schedule>::value>;
+  using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler, CtasPerSm<Schedule>::value>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
   static typename Adapter::Arguments make_args(const GemmParams& p) {
