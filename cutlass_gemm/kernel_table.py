@@ -429,8 +429,10 @@ def _sm90_coop_swapab() -> List[Kernel]:
     best older kernel's time at M = 144-192; 128x64 c1x2 (M = 97-128) lost by up to 1.25x, 128x88 tied 128x96.
     128x160 c2x1 (session 34): cuBLAS's per-tensor tile at 160x14336x4096 and 160x28672x8192 (nvjet qqtst 128x160 4x1
     coopA; experiments/s34_wscoop_subset), one column of token tiles at M = 129-160 (14336 weight rows: 112 CTAs); its
-    subset round (experiments/s34_onewave_subset) put it at 0.90-0.94x the best older time at M = 160 x 10240x8192,
-    28672x8192 and 14336x4096, while 256x64 c2x1 / c4x1 (cuBLAS's 256x64 4x1 at N = 10240) lost everywhere."""
+    subset round (experiments/s34_onewave_subset) put it at 0.90-1.00x the best older time at M = 160 x 10240x8192,
+    28672x8192 and 14336x4096 (per-tensor accurate 0.90-0.94x), while 256x64 c2x1 / c4x1 (cuBLAS's 256x64 4x1 at
+    N = 10240) lost everywhere. Full-build sweeps sweeps/*_c160_s34_1.json (M = 136-160 x 13 (N, K)): fastest at 18-20
+    of 52 shapes per FP8 family, best with / without 0.97-0.99x per M."""
     sw = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="coop", swap_ab=True)
     tiles = [((128, 80, 128), (1, 2)), ((128, 96, 128), (1, 2)), ((128, 112, 128), (1, 2)), ((128, 192, 128), (2, 1)),
              ((128, 160, 128), (2, 1))]

@@ -14,4 +14,4 @@ sw tensor_fast --op scaled_mm --scale tensor --accumulate fast
 sw row_acc --op scaled_mm --scale row --accumulate accurate
 sw row_fast --op scaled_mm --scale row --accumulate fast
 tar czf $OUT/r.tgz -C $OUT r
-python bench/results/experiments/s34_wscoop_subset/cmp.py $R/sweep_*.json
+NEW=wscoop python bench/results/experiments/s34_onewave_subset/cmp.py $R/sweep_*.json
