@@ -212,7 +212,7 @@ def rules_from_winners(winners: Dict[Tuple[int, int], Dict[int, str]], epilogue:
     every rule serves the calls of `epilogue` (configs.EPILOGUE_CLASSES)."""
     rules = []
     for (n, k), by_m in winners.items():
-        for name, (lo, hi) in ladder(by_m, kt.m_extent, span_only=True, tile_m=kt.tile_m):
+        for name, (lo, hi) in ladder(by_m, kt.m_rows, span_only=True):
             rules.append(configs.Rule(name, m=(lo, configs.INF if hi is None else hi), n=(n, n), k=(k, k),
                                       epilogue=epilogue))
     return rules

@@ -639,14 +639,11 @@ RETIRED: Dict[str, str] = {
 }
 
 
-def m_extent(name: str) -> int:
-    """The rows of M one cluster row of the named kernel's tiles covers (the M ladders stop a winner there)."""
-    return KERNELS[KERNEL_IDS[name]].m_extent
-
-
-def tile_m(name: str) -> int:
-    """The rows of M one tile of the named kernel covers (the M ladders' "taller tile" test)."""
-    return KERNELS[KERNEL_IDS[name]].tile_m
+def m_rows(name: str) -> Tuple[int, int]:
+    """The rows of M one tile of the named kernel covers and one cluster row of its tiles covers (the M ladders
+    compare tiles by the first and stop a winner at the second)."""
+    k = KERNELS[KERNEL_IDS[name]]
+    return k.tile_m, k.m_extent
 
 
 def unknown_kernel(name: str) -> str:

@@ -21,16 +21,16 @@ def m_ranges(ms: Sequence[int]) -> List[Range]:
     return out
 
 
-def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = None,
-           span_only: bool = False, tile_m: Optional[Callable[[str], int]] = None) -> List[Tuple[str, Range]]:
+def ladder(winners: Dict[int, str], m_rows: Optional[Callable[[str], Tuple[int, int]]] = None,
+           span_only: bool = False) -> List[Tuple[str, Range]]:
     """Winner per measured M -> merged (kernel, M range) steps.
 
     span_only: the steps cover only the measured span, smallest to largest measured M (a per-(N, K)
     ladder: outside its measurements the global ladder, measured there on other shapes, knows more
     than one (N, K)'s M = 80-112 winner stretched to M = 1 or 8192); else 1 .. no bound.
 
-    m_extent(kernel): the M rows one cluster row of that kernel's tiles covers (the grid rounds M's
-    tiles up to whole clusters); tile_m(kernel): one tile's rows (default m_extent). A winner measured
+    m_rows(kernel): (the M rows one of that kernel's tiles covers, the rows one cluster row of its
+    tiles covers: the extent, as the grid rounds M's tiles up to whole clusters). A winner measured
     at an M one cluster row covers keeps its range only up to that extent when the next measured M's
     winner runs, just past it, the cluster rows it was measured with (or is a taller tile): past its extent the winner
     would run a second, mostly empty row of tiles (a swap-AB 128x16 tile re-reads its weight slab at
@@ -41,11 +41,10 @@ def ladder(winners: Dict[int, str], m_extent: Optional[Callable[[str], int]] = N
     ranges: List[Range] = []
     for i, (m, (lo, hi)) in enumerate(zip(ms, m_ranges(ms))):
         lo = ranges[-1][1] + 1 if ranges else lo
-        if m_extent is not None and hi is not None:
-            e, nxt = m_extent(winners[m]), ms[i + 1]
-            en = m_extent(winners[nxt])
-            taller = (tile_m or m_extent)(winners[nxt]) > (tile_m or m_extent)(winners[m])
-            if m <= e < hi and (taller or -(-(e + 1) // en) == -(-nxt // en)):
+        if m_rows is not None and hi is not None:
+            nxt = ms[i + 1]
+            (t, e), (tn, en) = m_rows(winners[m]), m_rows(winners[nxt])
+            if m <= e < hi and (tn > t or -(-(e + 1) // en) == -(-nxt // en)):
                 hi = e
         ranges.append((lo, hi))
     steps: List[Tuple[str, Range]] = []

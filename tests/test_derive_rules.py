@@ -65,7 +65,7 @@ def test_an_nk_ladder_measured_at_few_m_does_not_stretch_to_every_m():
 
 
 def _ladder(winners):
-    return dr.ladder(winners, dr.kt.m_extent, tile_m=dr.kt.tile_m)
+    return dr.ladder(winners, dr.kt.m_rows)
 
 
 def test_a_winner_keeps_no_m_past_its_tile_extent():
@@ -103,7 +103,7 @@ def test_the_extent_is_one_cluster_row_of_tiles():
     pp2x1 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact"
     coop256 = "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop"
     pp64 = "sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong"
-    assert [(dr.kt.m_extent(n), dr.kt.tile_m(n)) for n in (cs96, pp2x1, pp64)] == [(192, 96), (256, 128), (128, 64)]
+    assert [dr.kt.m_rows(n) for n in (cs96, pp2x1, pp64)] == [(96, 192), (128, 256), (64, 128)]
     assert _ladder({192: cs96, 224: cs112}) == [(cs96, (1, 192)), (cs112, (193, None))]
     assert dr.ladder({192: cs96, 224: cs112}) == [(cs96, (1, 207)), (cs112, (208, None))]  # without extents
     # the next winner timed with the cluster rows it runs at 257 (two at M = 512): stop at 256

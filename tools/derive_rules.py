@@ -270,7 +270,7 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
         if not cands:
             raise SystemExit(f"derive_rules: no kernel was timed on every shape with M = {m}")
         glob[m] = min(cands, key=lambda k: (_geomean([t[k] / min(t.values()) for t in ts]), k))
-    glob_steps = ladder(glob, kt.m_extent, tile_m=kt.tile_m)
+    glob_steps = ladder(glob, kt.m_rows)
 
     def global_choice(m: int) -> str:
         return next(k for k, (lo, hi) in glob_steps if lo <= m and (hi is None or m <= hi))
@@ -284,7 +284,7 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
         if not loses:
             continue
         best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
-        steps = ladder(best, kt.m_extent, span_only=True, tile_m=kt.tile_m)
+        steps = ladder(best, kt.m_rows, span_only=True)
         rules += [{"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]} for name, (lo, hi) in steps]
     rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in glob_steps]
     return rules
