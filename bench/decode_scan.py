@@ -14,9 +14,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 import torch
+
+if __package__:  # python -m bench.decode_scan
+    from . import kfit
+else:  # python bench/decode_scan.py
+    sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from bench import kfit
 
 DEFAULT_KERNELS = ["sm90_bf16_t64x16x128_c1x1_pingpong_swapab",
                    "sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab",
@@ -37,11 +44,8 @@ def parse_ks(text: str):
 
 def fit(points):
     """Least-squares (intercept us, rate GB/s) of time = intercept + bytes / rate over (bytes, us) points."""
-    n = len(points)
-    sx = sum(x for x, _ in points); sy = sum(y for _, y in points)
-    sxx = sum(x * x for x, _ in points); sxy = sum(x * y for x, y in points)
-    slope = (n * sxy - sx * sy) / (n * sxx - sx * sx)
-    return (sy - slope * sx) / n, 1e-3 / slope
+    intercept, slope = kfit.fit(points)
+    return intercept, 1e-3 / slope
 
 
 def main(argv=None) -> int:

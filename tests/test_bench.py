@@ -814,6 +814,74 @@ def test_epilogue_cost_refuses_kernels_it_cannot_time(capsys, tmp_path):
     assert e.value.code == 2 and "expected a writable file in an existing folder" in capsys.readouterr().err
 
 
+def _kfit_sweep(rows, command="python -m bench.sweep --shapes ...", case=None):
+    return {"command": command, "commit": "abc1234", "date": "2026-12-04", "rows": rows,
+            "case": case or {"title": "scaled_mm e4m3 -> bf16, blockwise scales, accurate accumulation, epilogue none"}}
+
+
+def _kfit_row(m, n, k, us, comp):
+    return {"m": m, "n": n, "k": k, "us": us, "competitor": {"name": "torch._scaled_mm", "us": comp}}
+
+
+def test_kfit_separates_fixed_and_per_k_cost(tmp_path, capsys):
+    """bench.kfit: exact linear times give back their fixed cost and slope; a kernel missing a time at one K, or a
+    (M, N) timed at one K, is left out; tiles per SM follow the name (clusters rounded up, swap-AB transposed,
+    stream-K none); --pool fits two rounds of one case together."""
+    from bench import kfit
+    coop, swap, sk = ("sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop",
+                      "sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab",
+                      "sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk")
+    assert kfit.tiles_per_sm(coop, 4096, 7168, 132) == 14       # 32 x 56 tiles = 1792 on 132 SMs
+    assert kfit.tiles_per_sm(coop, 4000, 7168, 132) == 14       # 31.25 -> 32 row tiles, a whole cluster pair
+    assert kfit.tiles_per_sm(coop, 3968, 128, 132) == 1          # 31 row tiles round up to 32 (2x1 clusters)
+    assert kfit.tiles_per_sm(swap, 64, 2112, 132) == 1          # swap-AB: 2112 / 128 x 64 / 32 = 17 x 2
+    assert kfit.tiles_per_sm(sk, 4096, 7168, 132) is None
+    assert kfit.tiles_per_sm("sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm", 16, 10240, 132) == 1
+    assert kfit.tiles_per_sm("no tile here", 1, 1, 132) is None
+    with pytest.raises(ValueError, match="two or more distinct K"):
+        kfit.fit([(512, 1.0), (512, 2.0)])
+    ks = [512, 1024, 2048]
+    rows = [_kfit_row(4096, 7168, k, {coop: 18.0 + 0.055 * k, swap: 4.0 + 0.1 * k, sk: None if k == 1024 else 1.0},
+                      2.0 + 0.054 * k) for k in ks] + [_kfit_row(64, 2112, 7168, {coop: 20.0}, 10.0)]
+    (entry,) = kfit.fits([_kfit_sweep(rows)])
+    assert (entry["m"], entry["n"], entry["ks"]) == (4096, 7168, ks)
+    by = {c["name"]: c for c in entry["contenders"]}
+    assert set(by) == {coop, swap, kfit.COMPETITOR}  # the stream-K kernel failed at K = 1024
+    assert abs(by[coop]["fixed_us"] - 18.0) < 1e-9 and abs(by[coop]["us_per_1024_k"] - 0.055 * 1024) < 1e-9
+    assert by[coop]["tiles_per_sm"] == 14 and abs(by[coop]["fixed_us_per_tile"] - 18.0 / 14) < 1e-9
+    assert abs(by[kfit.COMPETITOR]["fixed_us"] - 2.0) < 1e-9 and by[kfit.COMPETITOR]["tiles_per_sm"] is None
+    assert [c["name"] for c in entry["contenders"]][0] == kfit.COMPETITOR  # fastest at the largest K first
+    # two rounds pooled: the fit runs over both rounds' points
+    other = [_kfit_row(4096, 7168, k, {coop: 22.0 + 0.055 * k}, 2.0 + 0.054 * k) for k in ks]
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_kfit_sweep(rows)))
+    b.write_text(json.dumps(_kfit_sweep(other)))
+    assert kfit.main([str(a), str(b), "--pool"]) == 0
+    out = capsys.readouterr().out
+    assert "(2 sweeps)" in out and "| 4096x7168 | 512,1024,2048 | `t128x128x128_c2x1_coop` | 20.0 | 56.32 | 14 | 1.43 |" in out
+    assert kfit.main([str(a), "--all"]) == 0
+    out = capsys.readouterr().out
+    assert "`t128x32x128_c1x1_pingpong_swapab` | 4.0 | 102.40 |" in out and "64x2112" not in out
+
+
+def test_kfit_refuses_bad_input(tmp_path, capsys):
+    """bench.kfit: a missing or non-sweep file, --sms below 1, and sweeps with no (M, N) at two K exit 2 naming
+    what was expected."""
+    from bench import kfit
+    one_k = tmp_path / "one_k.json"
+    one_k.write_text(json.dumps(_kfit_sweep([_kfit_row(8, 8, 8, {"x": 1.0}, 1.0)])))
+    not_sweep = tmp_path / "list.json"
+    not_sweep.write_text("[1, 2]")
+    cases = [([str(tmp_path / "missing.json")], "cannot read"), ([str(not_sweep)], "with a 'rows' list"),
+             ([str(one_k)], "no (M, N) timed at two or more K")]
+    for argv, msg in cases:
+        assert kfit.main(argv) == 2, argv
+        assert msg in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        kfit.main([str(one_k), "--sms", "0"])
+    assert e.value.code == 2
+
+
 def test_decode_scan_refuses_bad_input_before_any_run(capsys, tmp_path):
     """bench.decode_scan: malformed --ks / --n, unknown or unsupported kernels and an unwritable --json are
     refused by argparse (exit 2) before any GPU work, on any machine."""
