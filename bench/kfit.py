@@ -52,8 +52,10 @@ def tiles_per_sm(kernel: str, m: int, n: int, sms: int) -> Optional[int]:
         return None
     t0, t1, _, c0, c1 = (int(v) for v in g.groups()[:5])
     rows, cols = (n, m) if g.group(7) else (m, n)  # swap-AB: the tile's first extent runs over N
-    per_cta = 2 if g.group(6) == "2sm" else 1  # an SM100 2-SM tile is split over a CTA pair
-    tiles = math.ceil(math.ceil(rows / t0) / c0) * c0 * math.ceil(math.ceil(cols / t1) / c1) * c1 * per_cta
+    per_tile = 1
+    if g.group(6) == "2sm":  # an SM100 2-SM tile is one MMA of the CTA pair (its 2x1 cluster): two CTAs per tile
+        c0, per_tile = c0 // 2, 2
+    tiles = math.ceil(math.ceil(rows / t0) / c0) * c0 * math.ceil(math.ceil(cols / t1) / c1) * c1 * per_tile
     resident = sms * int(g.group(9) or 1)
     return math.ceil(tiles / resident)
 

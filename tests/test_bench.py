@@ -837,6 +837,7 @@ def test_kfit_separates_fixed_and_per_k_cost(tmp_path, capsys):
     assert kfit.tiles_per_sm(swap, 64, 2112, 132) == 1          # swap-AB: 2112 / 128 x 64 / 32 = 17 x 2
     assert kfit.tiles_per_sm(sk, 4096, 7168, 132) is None
     assert kfit.tiles_per_sm("sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm", 16, 10240, 132) == 1
+    assert kfit.tiles_per_sm("sm100_bf16_t256x128x64_c2x1_2sm", 4096, 4096, 148) == 7  # 16 x 32 pairs = 1024 CTAs
     assert kfit.tiles_per_sm("no tile here", 1, 1, 132) is None
     with pytest.raises(ValueError, match="two or more distinct K"):
         kfit.fit([(512, 1.0), (512, 2.0)])
