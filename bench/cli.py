@@ -88,12 +88,19 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
                     help="time every shape this many times on newly allocated inputs (contender order reversed "
                          "every other round; the 15 timed replays split between rounds, at least 5 each) and "
                          "report each contender's geometric mean over the rounds; 1 = once (notes/timing.md)")
+    ap.add_argument("--max-rounds", type=int, default=None,
+                    help="after --rounds, time a shape again (one round at a time, up to this many in all) while the "
+                         "standard error of some competitor's mean log ratio against ours is above 1.8%% (two runs "
+                         "then agree within 5%% ~95%% of the time); default: --rounds, no extra rounds "
+                         "(notes/timing.md, session 35)")
     ap.add_argument("--interleave", action="store_true",
                     help="diagnostic: replay all contenders of a shape in interleaved rounds (notes/timing.md); "
                          "files get an _interleaved suffix")
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error(f"--rounds must be at least 1, got {args.rounds}")
+    if args.max_rounds is not None and args.max_rounds < args.rounds:
+        ap.error(f"--max-rounds must be at least --rounds ({args.rounds}), got {args.max_rounds}")
     if args.suite is None:
         args.suite = [] if args.shapes else list(suites.SUITES)
     return args
@@ -128,9 +135,11 @@ def run(args: argparse.Namespace, argv: Sequence[str], cases: List[Case], timer=
     for case in cases:
         overhead = runner.eager_overheads(case, compile=not args.no_compile)
         for suite, shapes in suites.plan(args.suite, args.shapes, args.quick):
-            rows = runner.run_suite(case, suite, shapes, compile=not args.no_compile, timer=timer, rounds=args.rounds)
+            rows = runner.run_suite(case, suite, shapes, compile=not args.no_compile, timer=timer, rounds=args.rounds,
+                                    max_rounds=args.max_rounds)
             doc = report.document(dict(case.describe(), seed=args.seed, quick=args.quick, interleave=args.interleave,
-                                       rounds=args.rounds, replays_per_round=replays_per_round(args.rounds)),
+                                       rounds=args.rounds, max_rounds=args.max_rounds or args.rounds,
+                                       replays_per_round=replays_per_round(args.rounds)),
                                   suite, rows, env, ceilings, case.peak, overhead, runner.OVERHEAD_SHAPE)
             stem = f"{suite}_{case.tag}{'_quick' if args.quick else ''}{'_interleaved' if args.interleave else ''}"
             paths = report.write_all(args.out, stem, doc)

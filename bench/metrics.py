@@ -37,6 +37,26 @@ def geomean(xs: Iterable[Optional[float]]) -> Optional[float]:
     return math.exp(sum(math.log(x) for x in vals) / len(vals)) if vals else None
 
 
+def rounds_spread(ours: List[float], theirs: Optional[List[float]] = None) -> Optional[float]:
+    """How far one run's per-round ratios disagree: max / min - 1 of theirs / ours per round (1 / ours against a
+    fixed figure, theirs None); None without two paired rounds."""
+    if not ours or (theirs is not None and len(theirs) != len(ours)):
+        return None
+    rs = [(t if theirs is not None else 1.0) / o for o, t in zip(ours, theirs or ours)]
+    return max(rs) / min(rs) - 1 if len(rs) > 1 else None
+
+
+def rounds_stderr(ours: List[float], theirs: List[float]) -> Optional[float]:
+    """Standard error of the mean of log(theirs / ours) over paired rounds (the log of a ratio's geometric
+    mean over rounds); None without two paired rounds."""
+    n = len(ours)
+    if n < 2 or len(theirs) != n:
+        return None
+    logs = [math.log(t / o) for o, t in zip(ours, theirs)]
+    mean = sum(logs) / n
+    return math.sqrt(sum((x - mean) ** 2 for x in logs) / (n - 1) / n)
+
+
 def rel_err(out, ref) -> float:
     """Relative Frobenius error of out vs ref (inf on a shape mismatch or a non-finite value)."""
     if tuple(out.shape) != tuple(ref.shape):

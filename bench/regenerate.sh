@@ -7,7 +7,8 @@
 # compile: square gemm bias_gelu_residual with the torch.compile max-autotune column (minutes per
 #   shape, so one suite), written to OUT/compile so that it never overwrites core's table of that suite.
 # Every shape is timed in ROUNDS rounds (default 3) on new inputs, the contender order reversed every
-# other round, geometric mean of the rounds per contender (python -m bench --rounds; notes/timing.md).
+# other round, geometric mean of the rounds per contender (python -m bench --rounds; notes/timing.md);
+# MAX_ROUNDS=N adds rounds, up to N, to shapes whose ratio is still uncertain after them (--max-rounds).
 # Parts fit one 10-minute call each on the H200. On a machine that got a copied tree, name the
 # commit: CUTLASS_GEMM_COMMIT=<sha> bash bench/regenerate.sh
 set -euo pipefail
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 OUT="${1:-bench/results}"
 shift || true
 PARTS="${*:-core fused odd compile}"
-R="--rounds ${ROUNDS:-3}"
+R="--rounds ${ROUNDS:-3}${MAX_ROUNDS:+ --max-rounds $MAX_ROUNDS}"
 for part in $PARTS; do
   case "$part" in
     core)

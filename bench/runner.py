@@ -73,13 +73,28 @@ def time_one(timer: Timer, fn: Callable, sets: Sequence[tuple]) -> float:
     return t
 
 
+# --max-rounds: a shape gets another round while the standard error of some competitor's mean log ratio over the
+# rounds is above this; two runs' ratios then differ by less than 5% (issue #5's tolerance) about 95% of the time
+# (1.96 x sqrt(2) x 0.018 = 0.050; notes/timing.md, session 35).
+ROUND_STDERR = 0.018
+
+
+def _ratio_uncertain(per_round: Dict[str, List[float]]) -> bool:
+    ours = per_round[OURS]
+    return any((metrics.rounds_stderr(ours, ts) or 0.0) > ROUND_STDERR
+               for name, ts in per_round.items() if name != OURS)
+
+
 def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = True, timer: Timer = graph_times_ms,
-              rounds: int = 1) -> dict:
+              rounds: int = 1, max_rounds: Optional[int] = None) -> dict:
     """One row: ours and each competitor on the same fresh, rotated inputs, checked, then timed.
     rounds > 1: timed again on newly allocated random inputs, the contender order reversed every
     other round; each time is the geometric mean over rounds (the per-round times are kept in
     "us_rounds"), so a ratio of two times is the geometric mean of the per-round ratios: each round
-    times the contenders back to back, which pairs them against the card's slow clock drift."""
+    times the contenders back to back, which pairs them against the card's slow clock drift.
+    max_rounds > rounds: after `rounds`, one more round at a time while the standard error of some competitor's
+    mean log ratio against ours is above ROUND_STDERR, up to max_rounds in all."""
+    max_rounds = max(rounds, max_rounds or rounds)
     make_sets = lambda: rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))  # noqa: E731
     sets = make_sets()
     ref = first_output(case.reference_fns(m, n, k), sets[0])
@@ -87,7 +102,8 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     results = {e.name: check_output(e.fn, sets, ref, case.tol, e.check) for e in entries}
     del ref
     per_round: Dict[str, List[float]] = {e.name: [] for e in entries}
-    for r in range(rounds):
+    r = 0
+    while r < rounds or (r < max_rounds and _ratio_uncertain(per_round)):
         if r:  # made before the old sets are freed, so the caching allocator cannot hand back the same blocks
             new_sets = make_sets()
             del sets
@@ -100,12 +116,13 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
                 per_round[name].append(res["us"])
             elif res["status"] != results[name]["status"]:  # failed in this round: no number at all
                 results[name] = res
+        r += 1
     for e in entries:
         res = results[e.name]
         if res["status"] == "ok" and per_round[e.name]:
             ts = per_round[e.name]
             res["us"] = ts[0] if len(ts) == 1 else geomean(ts)
-            if rounds > 1:
+            if r > 1:
                 res["us_rounds"] = per_round[e.name]
         res["note"] = "; ".join(x for x in (e.note, res["note"]) if x)
     del sets
@@ -213,13 +230,13 @@ def progress(total: int, desc: str):
 
 
 def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True, timer: Timer = graph_times_ms,
-              rounds: int = 1) -> List[dict]:
+              rounds: int = 1, max_rounds: Optional[int] = None) -> List[dict]:
     bar = progress(len(shapes), f"{suite} {case.tag}")
     rows = []
     for m, n, k in shapes:
         bar.set_postfix_str(f"{m}x{n}x{k}")
         try:
-            rows.append(run_shape(case, suite, m, n, k, compile, timer, rounds))
+            rows.append(run_shape(case, suite, m, n, k, compile, timer, rounds, max_rounds))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory making inputs: this shape has no numbers
             recover()
             kernel, pdl = case.launch(m, n, k)

@@ -329,6 +329,46 @@ def test_run_shape_rounds_geomean_fresh_inputs_alternating_order():
     assert last["status"] == "error" and last["us"] is None and "replay failed" in last["note"]
 
 
+def test_run_shape_max_rounds_adds_rounds_while_the_ratio_is_uncertain():
+    """--max-rounds: after --rounds, one more round at a time while the standard error of some competitor's
+    mean log ratio against ours is above 1.8%, up to max_rounds; steady rounds stop at --rounds; the stored
+    rounds and the geometric mean cover every round timed."""
+    case = cases.GemmCase("none", device="cpu")
+    entries = case.entries(16, 32, 64, False)
+    case.entries = lambda *a, **k: entries
+    ours = entries[0].fn
+
+    def timer_with(comp_ms):
+        calls = []
+
+        def timer(fns, sets):
+            calls.append(1)
+            return [0.1 if fn is ours else comp_ms(len(calls) - 1) for fn in fns]
+        return timer, calls
+
+    def rows(comp_ms, **kw):
+        timer, calls = timer_with(comp_ms)
+        return runner.run_shape(case, "custom", 16, 32, 64, compile=False, timer=timer, rounds=3, **kw), calls
+
+    row, calls = rows(lambda r: 0.1, max_rounds=7)
+    assert len(calls) == 3 and len(row["ours"]["us_rounds"]) == 3
+    # one 10% round among steady ones: the standard error falls below 1.8% after 6 rounds
+    row, calls = rows(lambda r: 0.11 if r == 1 else 0.1, max_rounds=9)
+    assert len(calls) == 6
+    comp = next(iter(row["competitors"].values()))
+    assert comp["us_rounds"] == pytest.approx([100.0, 110.0, 100.0, 100.0, 100.0, 100.0])
+    assert comp["us"] == pytest.approx(runner.geomean(comp["us_rounds"]))
+    _, calls = rows(lambda r: 0.1 + 0.01 * (r % 2), max_rounds=7)  # never settles: stops at max_rounds
+    assert len(calls) == 7
+    _, calls = rows(lambda r: 0.11 if r == 1 else 0.1)  # default: no extra rounds
+    assert len(calls) == 3
+    assert metrics.rounds_stderr([1.0, 1.0], [1.0, 1.0]) == 0.0 and metrics.rounds_stderr([1.0], [1.0]) is None
+    assert metrics.rounds_spread([1.0, 1.0], [1.0, 1.1]) == pytest.approx(0.1)
+    assert metrics.rounds_spread([1.0], [1.0]) is None and metrics.rounds_spread([1.0, 2.0], [1.0]) is None
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--rounds", "3", "--max-rounds", "2"])
+
+
 def test_rounds_split_the_timed_replays():
     """--rounds N times 15 replays in all, split between rounds, at least 5 per round."""
     assert [timing.replays_per_round(r) for r in (1, 2, 3, 4, 5)] == [15, 8, 5, 5, 5]
@@ -756,6 +796,37 @@ def test_compare_runs_same_launch_leaves_out_relaunched_shapes(tmp_path, capsys)
     assert compare_runs.main([str(old), str(new), "--same-launch"]) == 0
     out = capsys.readouterr().out
     assert "(ours 10.0 -> 12.0 us)" in out and "2 shapes launched differently" in out
+
+
+def test_compare_runs_reports_each_runs_round_spread(tmp_path, capsys):
+    """The worst moves carry how far each run's own per-round ratios spread (max / min - 1; against a fixed
+    published figure, our rounds alone), and the summary counts the moves past the tolerance whose rounds
+    already spread past it within one run."""
+    from bench import compare_runs
+
+    def doc(rows):
+        return {"suite": "custom", "config": {"title": "t"}, "summary": {"c": {"geomean": 1.0, "n": len(rows)}},
+                "rows": [{"m": m, "n": 8, "k": 8, "ours": {"us": 10.0, "us_rounds": ours},
+                          "competitors": {"c": {"ratio": r, "us_rounds": comp}},
+                          "published": {"name": "P", "ratio": 1.0, "tflops": 1.0}} for m, ours, comp, r in rows]}
+
+    assert compare_runs.round_spread({"us_rounds": [10.0, 10.0]}, {"us_rounds": [10.0, 12.0]}) == pytest.approx(0.2)
+    assert compare_runs.round_spread({"us_rounds": [10.0, 8.0]}, None) == pytest.approx(0.25)
+    assert compare_runs.round_spread({}, {"us_rounds": [1.0]}) is None
+    assert compare_runs.round_spread({"us_rounds": [1.0, 1.0]}, {"us_rounds": [1.0]}) is None
+    old, new = tmp_path / "old", tmp_path / "new"
+    steady, wobbly = [10.0] * 3, [10.0, 11.0, 10.0]
+    for d, rows in ((old, [(1, steady, steady, 1.0), (2, steady, wobbly, 1.0), (3, steady, steady, 1.0)]),
+                    (new, [(1, steady, steady, 1.2), (2, steady, steady, 1.2), (3, steady, steady, 1.01)])):
+        d.mkdir()
+        (d / "x.json").write_text(json.dumps(doc(rows)))
+    _, shapes, _, _ = compare_runs.compare(str(old), str(new))
+    by = {(s[2], s[3]): s for s in shapes}
+    assert by[("c", "2x8x8")][8:] == pytest.approx((0.1, 0.0)) and by[("P", "1x8x8")][8:] == (0.0, 0.0)
+    assert compare_runs.main([str(old), str(new)]) == 1
+    out = capsys.readouterr().out
+    assert "rounds spread 10.0% / 0.0%" in out
+    assert "1 of the 2 outside 5% (with rounds in both runs) had per-round ratios spreading more than 5%" in out
 
 
 def test_rotation_sets_move_three_l2_between_uses():
