@@ -81,6 +81,8 @@ ROUND_STDERR = 0.018
 
 def _ratio_uncertain(per_round: Dict[str, List[float]]) -> bool:
     ours = per_round[OURS]
+    if len(ours) < 2:  # one round cannot say (none: ours failed, nothing to pair)
+        return bool(ours)
     return any((metrics.rounds_stderr(ours, ts) or 0.0) > ROUND_STDERR
                for name, ts in per_round.items() if name != OURS)
 

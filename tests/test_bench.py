@@ -362,6 +362,9 @@ def test_run_shape_max_rounds_adds_rounds_while_the_ratio_is_uncertain():
     assert len(calls) == 7
     _, calls = rows(lambda r: 0.11 if r == 1 else 0.1)  # default: no extra rounds
     assert len(calls) == 3
+    timer, calls = timer_with(lambda r: 0.1)  # --rounds 1: a second round to judge by, then steady
+    runner.run_shape(case, "custom", 16, 32, 64, compile=False, timer=timer, rounds=1, max_rounds=5)
+    assert len(calls) == 2
     assert metrics.rounds_stderr([1.0, 1.0], [1.0, 1.0]) == 0.0 and metrics.rounds_stderr([1.0], [1.0]) is None
     assert metrics.rounds_spread([1.0, 1.0], [1.0, 1.1]) == pytest.approx(0.1)
     assert metrics.rounds_spread([1.0], [1.0]) is None and metrics.rounds_spread([1.0, 2.0], [1.0]) is None
