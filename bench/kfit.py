@@ -89,18 +89,29 @@ def fits(docs: Sequence[dict], sms: int = 132) -> List[dict]:
             comp = [(k, (rows[k].get("competitor") or {}).get("us")) for k in rks]
             if all(us is not None for _, us in comp):
                 series[COMPETITOR] += comp
-        entry = {"m": m, "n": n, "ks": ks, "runs": len(runs), "contenders": []}
+        entry = {"m": m, "n": n, "ks": ks, "contenders": []}
         for name, pts in series.items():
             pts = sorted(pts)
             fixed, slope = fit(pts)
             tps = None if name == COMPETITOR else tiles_per_sm(name, m, n, sms)
             entry["contenders"].append({
                 "name": name, "fixed_us": fixed, "us_per_1024_k": 1024 * slope, "tiles_per_sm": tps,
-                "fixed_us_per_tile": fixed / tps if tps else None,
-                "us_at_largest_k": sum(us for k, us in pts if k == pts[-1][0]) / sum(k == pts[-1][0] for k, _ in pts)})
-        entry["contenders"].sort(key=lambda c: c["us_at_largest_k"])
+                "fixed_us_per_tile": fixed / tps if tps else None, "fit_us_at_largest_k": fixed + slope * ks[-1]})
+        entry["contenders"].sort(key=lambda c: c["fit_us_at_largest_k"])
         out.append(entry)
     return out
+
+
+def _bad_rows(doc) -> Optional[str]:
+    """What is wrong with a would-be sweep document, or None."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
+        return "got no 'rows' list"
+    for i, r in enumerate(doc["rows"]):
+        ok = isinstance(r, dict) and isinstance(r.get("us"), dict) and all(
+            isinstance(r.get(d), int) and r[d] > 0 for d in ("m", "n", "k"))
+        if not ok:
+            return f"row {i} is {json.dumps(r)[:120]}"
+    return None
 
 
 def _short(name: str) -> str:
@@ -142,14 +153,16 @@ def main(argv: Optional[List[str]] = None) -> int:
         except (OSError, ValueError) as e:
             print(f"bench.kfit: cannot read {path}: expected a bench.sweep JSON file ({e})", file=sys.stderr)
             return 2
-        if not isinstance(doc, dict) or not isinstance(doc.get("rows"), list):
-            print(f"bench.kfit: {path}: expected a bench.sweep JSON object with a 'rows' list", file=sys.stderr)
+        bad = _bad_rows(doc)
+        if bad:
+            print(f"bench.kfit: {path}: expected a bench.sweep JSON object whose 'rows' are objects with positive "
+                  f"integer m, n, k and a 'us' object of kernel times; {bad}", file=sys.stderr)
             return 2
         loaded.append((path, doc))
     groups: Dict[str, List[Tuple[str, dict]]] = defaultdict(list)
-    for path, doc in loaded:
-        case = doc.get("case") or {}
-        groups[json.dumps(case, sort_keys=True) if args.pool else path].append((path, doc))
+    for path, doc in loaded:  # a file that names no case is never pooled with another
+        case = doc.get("case")
+        groups[json.dumps(case, sort_keys=True) if args.pool and case else path].append((path, doc))
     printed = 0
     for key, members in groups.items():
         docs = [d for _, d in members]

@@ -39,18 +39,19 @@ def geomean(xs: Iterable[Optional[float]]) -> Optional[float]:
 
 def rounds_spread(ours: List[float], theirs: Optional[List[float]] = None) -> Optional[float]:
     """How far one run's per-round ratios disagree: max / min - 1 of theirs / ours per round (1 / ours against a
-    fixed figure, theirs None); None without two paired rounds."""
-    if not ours or (theirs is not None and len(theirs) != len(ours)):
+    fixed figure, theirs None); None without two paired rounds of positive times."""
+    theirs = [1.0] * len(ours) if theirs is None else theirs
+    if len(ours) < 2 or len(theirs) != len(ours) or min(ours + theirs) <= 0:
         return None
-    rs = [(t if theirs is not None else 1.0) / o for o, t in zip(ours, theirs or ours)]
-    return max(rs) / min(rs) - 1 if len(rs) > 1 else None
+    rs = [t / o for o, t in zip(ours, theirs)]
+    return max(rs) / min(rs) - 1
 
 
 def rounds_stderr(ours: List[float], theirs: List[float]) -> Optional[float]:
     """Standard error of the mean of log(theirs / ours) over paired rounds (the log of a ratio's geometric
-    mean over rounds); None without two paired rounds."""
+    mean over rounds); None without two paired rounds of positive times."""
     n = len(ours)
-    if n < 2 or len(theirs) != n:
+    if n < 2 or len(theirs) != n or min(ours + theirs) <= 0:
         return None
     logs = [math.log(t / o) for o, t in zip(ours, theirs)]
     mean = sum(logs) / n

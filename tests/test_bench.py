@@ -366,6 +366,7 @@ def test_run_shape_max_rounds_adds_rounds_while_the_ratio_is_uncertain():
     runner.run_shape(case, "custom", 16, 32, 64, compile=False, timer=timer, rounds=1, max_rounds=5)
     assert len(calls) == 2
     assert metrics.rounds_stderr([1.0, 1.0], [1.0, 1.0]) == 0.0 and metrics.rounds_stderr([1.0], [1.0]) is None
+    assert metrics.rounds_stderr([1.0, 0.0], [1.0, 1.0]) is None and metrics.rounds_spread([1.0, -1.0], [1.0, 1.0]) is None
     assert metrics.rounds_spread([1.0, 1.0], [1.0, 1.1]) == pytest.approx(0.1)
     assert metrics.rounds_spread([1.0], [1.0]) is None and metrics.rounds_spread([1.0, 2.0], [1.0]) is None
     with pytest.raises(SystemExit):
@@ -947,8 +948,10 @@ def test_kfit_refuses_bad_input(tmp_path, capsys):
     one_k.write_text(json.dumps(_kfit_sweep([_kfit_row(8, 8, 8, {"x": 1.0}, 1.0)])))
     not_sweep = tmp_path / "list.json"
     not_sweep.write_text("[1, 2]")
-    cases = [([str(tmp_path / "missing.json")], "cannot read"), ([str(not_sweep)], "with a 'rows' list"),
-             ([str(one_k)], "no (M, N) timed at two or more K")]
+    bad_row = tmp_path / "bad_row.json"
+    bad_row.write_text(json.dumps(_kfit_sweep([_kfit_row(8, 8, 8, {"x": 1.0}, 1.0), {"m": 8, "n": "8", "k": 16}])))
+    cases = [([str(tmp_path / "missing.json")], "cannot read"), ([str(not_sweep)], "got no 'rows' list"),
+             ([str(bad_row)], "row 1 is"), ([str(one_k)], "no (M, N) timed at two or more K")]
     for argv, msg in cases:
         assert kfit.main(argv) == 2, argv
         assert msg in capsys.readouterr().err
