@@ -26,7 +26,7 @@ from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
 COMPETITOR = "competitor"
-_NAME = re.compile(r"_t(\d+)x(\d+)x(\d+)_c(\d+)x(\d+)_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(?:_noact)?"
+_NAME = re.compile(r"_t(\d+)x(\d+)x(\d+)_c(\d+)x(\d+)_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(?:_noact)?(?:_sd\d)?"
                    r"(?:_(\d)persm)?")
 
 

@@ -70,6 +70,7 @@ class Kernel:
     scheduler: str = "persistent"
     activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
     ctas_per_sm: int = 1  # ws only: 2 sizes the stages to half an SM's shared memory, two CTAs resident per SM
+    stores: int = 0  # SM90 TMA epilogue subtile stores in flight; 0: CUTLASS's builder's min(subtiles, 2)
 
     @property
     def name(self) -> str:
@@ -91,6 +92,8 @@ class Kernel:
             parts.append(self.scheduler)
         if not self.activation:
             parts.append("noact")
+        if self.stores:
+            parts.append(f"sd{self.stores}")
         if self.ctas_per_sm != 1:
             parts.append(f"{self.ctas_per_sm}persm")
         return "_".join(parts)

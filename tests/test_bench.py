@@ -911,6 +911,7 @@ def test_kfit_separates_fixed_and_per_k_cost(tmp_path, capsys):
     assert kfit.tiles_per_sm(coop, 3968, 128, 132) == 1          # 31 row tiles round up to 32 (2x1 clusters)
     assert kfit.tiles_per_sm(swap, 64, 2112, 132) == 1          # swap-AB: 2112 / 128 x 64 / 32 = 17 x 2
     assert kfit.tiles_per_sm(sk, 4096, 7168, 132) is None
+    assert kfit.tiles_per_sm("sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact_sd4", 4096, 7168, 132) == 14
     assert kfit.tiles_per_sm("sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm", 16, 10240, 132) == 1
     assert kfit.tiles_per_sm("sm100_bf16_t256x128x64_c2x1_2sm", 4096, 4096, 148) == 7  # 16 x 32 pairs = 1024 CTAs
     assert kfit.tiles_per_sm("no tile here", 1, 1, 132) is None

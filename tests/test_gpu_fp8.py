@@ -40,9 +40,11 @@ KERNELS = _fp8_kernels()
 # (64, 384, 16384): 3 output tiles and a long K, so a stream-K kernel splits K across SMs;
 # (3, 1001, 264): N off the 16-byte rule (padded output), where a swap-AB kernel's tile runs over N;
 # (1024, 2304, 520): more 128x128 tiles than SMs (a persistent CTA's second tile continues the shared-memory
-# pipeline where its first left it) and an odd k-tile count (5: a promotion group cut short).
+# pipeline where its first left it) and an odd k-tile count (5: a promotion group cut short);
+# (2048, 4096, 144): 256 tiles of 128x256, two per persistent CTA of the widest tiles too (the epilogue's store
+# and residual-load pipelines carry over from one tile to the next).
 SHAPES = [(128, 256, 128), (200, 136, 520), (1, 16, 16), (257, 1000, 4096), (64, 384, 16384), (3, 1001, 264),
-          (1024, 2304, 520)]
+          (1024, 2304, 520), (2048, 4096, 144)]
 EPILOGUES = [dict(), dict(bias="out", activation="gelu_tanh", residual=True, beta=0.5),
              dict(bias="f32", activation="silu"), dict(activation="relu", residual=True, beta=-1.0)]
 

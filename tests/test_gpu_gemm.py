@@ -38,8 +38,11 @@ def _compiled_16bit():
 
 KERNELS = _compiled_16bit()
 # (64, 384, 16384): 3 output tiles and a long K, so a stream-K kernel splits K across SMs;
-# (3, 1001, 264): N off the 16-byte rule (padded output), where a swap-AB kernel's tile runs over N.
-FORCED_SHAPES = [(128, 256, 64), (200, 136, 520), (1, 8, 8), (257, 1000, 4096), (64, 384, 16384), (3, 1001, 264)]
+# (3, 1001, 264): N off the 16-byte rule (padded output), where a swap-AB kernel's tile runs over N;
+# (2304, 4096, 72): 288 tiles of 128x256, so every persistent CTA runs two or more (the epilogue's store and
+# residual-load pipelines carry over from one tile to the next).
+FORCED_SHAPES = [(128, 256, 64), (200, 136, 520), (1, 8, 8), (257, 1000, 4096), (64, 384, 16384), (3, 1001, 264),
+                 (2304, 4096, 72)]
 EPILOGUES = [
     dict(),
     dict(bias="out", activation="gelu_tanh", residual=True, alpha=0.5, beta=0.75),

@@ -41,11 +41,12 @@ def test_names_unique_and_descriptive():
     names = [k.name for k in kt.KERNELS]
     assert len(set(names)) == len(names)
     for k in kt.KERNELS:
-        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact)?(_2persm)?", k.name), k.name
+        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact)?(_sd\d)?(_2persm)?", k.name), k.name
         assert k.a in kt.DTYPES and k.b in kt.DTYPES and k.out in kt.DTYPES
         assert k.scale in kt.SCALE_MODES and k.accum in kt.ACCUMS
         assert k.schedule in kt.SCHEDULES and k.scheduler in kt.SCHEDULERS
-        assert isinstance(k.activation, bool) and (k.activation or k.scale != "blockwise"), k.name
+        assert isinstance(k.activation, bool), k.name
+        assert k.stores == 0 or (k.arch == 90 and k.schedule in ("coop", "pingpong") and 3 <= k.stores <= 8), k.name
         if k.arch == 90 and k.schedule == "coop":
             assert k.tile[0] >= 128, f"{k.name}: cooperative needs a 128-row tile"
         if k.schedule == "ws":  # CUTLASS's non-persistent kernel takes no stream-K scheduler; SM90 only
@@ -65,6 +66,34 @@ def test_two_per_sm_template_and_refusals():
     for bad in (dataclasses.replace(two[0], schedule="pingpong"), dataclasses.replace(two[0], ctas_per_sm=3)):
         with pytest.raises(NotImplementedError, match="two CTAs per SM"):
             gen.kernel_type(bad)
+
+
+def test_stores_template_and_refusals():
+    """The stores-in-flight knob: a `_sdN` name and a trailing template argument; every argument before it is
+    written out (defaults included), and a kernel without it keeps its instantiation; SM100, ws, an f32 output and
+    a count outside 3-8 are refused."""
+    gen = _generator()
+    base = next(k for k in kt.KERNELS if (k.arch, k.scale, k.schedule, k.swap_ab, k.scheduler, k.activation)
+                == (90, "blockwise", "coop", False, "persistent", True))
+    plain = gen.kernel_type(base)
+    assert plain.endswith(", sm90::Coop<false>>"), plain
+    sd4 = dataclasses.replace(base, stores=4, activation=False)
+    assert sd4.name == base.name + "_noact_sd4"
+    assert gen.kernel_type(sd4) == plain[:-1] + ", cutlass::gemm::PersistentScheduler, Normal, false, 4>"
+    sd5 = dataclasses.replace(base, stores=5)
+    assert sd5.name == base.name + "_sd5"
+    assert gen.kernel_type(sd5) == plain[:-1] + ", cutlass::gemm::PersistentScheduler, Normal, true, 5>"
+    noact = dataclasses.replace(base, activation=False)
+    assert gen.kernel_type(noact) == plain[:-1] + ", cutlass::gemm::PersistentScheduler, Normal, false>"
+    ws = next(k for k in kt.KERNELS if k.schedule == "ws")
+    sm100 = next(k for k in kt.KERNELS if k.arch == 100 and k.out == "bf16")
+    f32 = next(k for k in kt.KERNELS if k.arch == 90 and k.out == "f32")
+    for bad in (ws, sm100, f32):
+        with pytest.raises(NotImplementedError, match="stores-in-flight knob is built for SM90 persistent"):
+            gen.kernel_type(dataclasses.replace(bad, stores=4))
+    for count in (1, 2, 9):
+        with pytest.raises(ValueError, match=f"expected stores 0 .* or 3-8 .* got {count}"):
+            gen.kernel_type(dataclasses.replace(base, stores=count))
 
 
 def test_every_kernel_has_a_template():

@@ -81,16 +81,20 @@ def kernel_type(k) -> str:
     if k.swap_ab and k.scale == "blockwise" and k.tile[0] % 128:
         raise NotImplementedError(f"{k.name}: a swapped blockwise tile's first extent (N) must be a multiple of "
                                   "b's 128-row scale blocks")
-    if not k.activation and k.scale == "blockwise":
-        raise NotImplementedError(f"{k.name}: an epilogue without the activation is built for 16-bit and "
-                                  "tensor/row/column FP8 kernels only")
-    shape = f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"
-    if k.scheduler == "streamk" or k.swap_ab or not k.activation:
-        shape += ", StreamK" if k.scheduler == "streamk" else ", cutlass::gemm::PersistentScheduler"
-    if k.swap_ab or not k.activation:
-        shape += ", SwapAB" if k.swap_ab else ", Normal"
-    if not k.activation:
-        shape += ", false"
+    if k.stores and not 3 <= k.stores <= 8:
+        raise ValueError(f"{k.name}: expected stores 0 (CUTLASS's choice, at most 2) or 3-8 (more buffers than 8 take "
+                         f"the mainloop's stages), got {k.stores}")
+    if k.stores and (k.arch != 90 or k.schedule == "ws" or k.out not in ("bf16", "f16")):
+        raise NotImplementedError(f"{k.name}: the stores-in-flight knob is built for SM90 persistent kernels with a "
+                                  "16-bit output (whose D reuses C's shared memory)")
+    # Trailing template arguments, written only as far as the last one that differs from its default, so a
+    # kernel that sets none of them is instantiated exactly as before.
+    trailing = [("StreamK" if k.scheduler == "streamk" else "cutlass::gemm::PersistentScheduler", k.scheduler != "persistent"),
+                ("SwapAB" if k.swap_ab else "Normal", k.swap_ab),
+                ("true" if k.activation else "false", not k.activation),
+                (str(k.stores), k.stores != 0)]
+    last = max((i for i, (_, changed) in enumerate(trailing) if changed), default=-1)
+    shape = ", ".join([f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"] + [v for v, _ in trailing[: last + 1]])
     if k.scale == "none":
         return f"Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
     if k.scale == "tensor_row_col":

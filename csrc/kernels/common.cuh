@@ -235,14 +235,40 @@ struct Tiles {
 };
 
 // The epilogue collective for a tree (C and D in the output dtype, row-major; column-major swapped).
-template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient = Normal>
-using CollectiveEpilogueFor = typename cutlass::epilogue::collective::CollectiveBuilder<
-    typename Schedule::Arch, cutlass::arch::OpClassTensorOp,
-    MmaTile, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
-    float, float,                                                          // accumulator, compute
-    ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // C = residual
-    ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // D
-    typename Schedule::Epilogue, Tree>::CollectiveOp;
+// kStoresD = 0: CUTLASS's builder. kStoresD > 0 (SM90 only): the builder's TMA epilogue with kStoresD
+// subtile stores in flight instead of its min(subtiles, 2), so a tile's epilogue waits less on its own stores;
+// D reuses C's buffers as before, of which there are at least kStoresD.
+template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient, int kStoresD,
+          bool = (kStoresD > 0)>
+struct EpilogueFor {
+  using type = typename cutlass::epilogue::collective::CollectiveBuilder<
+      typename Schedule::Arch, cutlass::arch::OpClassTensorOp,
+      MmaTile, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
+      float, float,                                                          // accumulator, compute
+      ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // C = residual
+      ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // D
+      typename Schedule::Epilogue, Tree>::CollectiveOp;
+};
+template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient, int kStoresD>
+struct EpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, true> {
+  static_assert(std::is_same_v<typename Schedule::Arch, cutlass::arch::Sm90>, "kStoresD: the SM90 TMA epilogue only");
+  using EpiSchedule = typename Schedule::Epilogue;
+  using EpilogueTile = decltype(cutlass::epilogue::collective::detail::sm90_compute_tile_shape_or_override<
+                                ElementD, cutlass::epilogue::collective::EpilogueTileAuto, EpiSchedule, MmaTile>());
+  using Auto = decltype(cutlass::epilogue::collective::detail::sm90_get_tma_dispatch_policy<
+                        MmaTile, EpilogueTile, ElementD, ElementD, EpiSchedule>());
+  static_assert(Auto::ReuseSmemC, "kStoresD: built for epilogues whose D reuses C's buffers (16-bit outputs)");
+  using Policy = cutlass::epilogue::Sm90TmaWarpSpecialized<(Auto::StagesC > kStoresD ? Auto::StagesC : kStoresD), kStoresD,
+                                                           Auto::FragmentSize, Auto::ReuseSmemC, Auto::DelayTmaStore>;
+  using type = typename cutlass::epilogue::collective::detail::Sm90TmaBuilderImpl<
+      MmaTile, EpilogueTile, float, float,
+      ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // C = residual
+      ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // D
+      Tree, Policy>::CollectiveOp;
+};
+template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient = Normal,
+          int kStoresD = 0>
+using CollectiveEpilogueFor = typename EpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>::type;
 
 // CTAs a schedule keeps resident per SM: sm90::Ws<Fast, 2> sizes its stages so two fit; every other schedule 1.
 template <class Schedule, class = void>

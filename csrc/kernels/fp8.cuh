@@ -27,7 +27,8 @@ struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 // kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
 template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
+          int kStoresD = 0>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
   using ElementB = typename Element<kB>::type;                       // B element
@@ -40,7 +41,7 @@ struct ScaledGemm {
   using X = ScaledX<CtaTile, ElementD, Orient>;                      // scale_a * acc * scale_b + bias_d
   static constexpr bool kAct = kAct_;
   using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
   using MmaB = cute::conditional_t<Orient::kSwap, ElementA, ElementB>;
   using CollectiveMainloop =
@@ -88,7 +89,8 @@ struct BlockScalesFor<Schedule, SwapAB> {
 };
 
 template <DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
+          int kStoresD = 0>
 struct BlockwiseGemm {
   using ElementA = cutlass::float_e4m3_t;                            // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -101,9 +103,9 @@ struct BlockwiseGemm {
   using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());       // the mainloop's A scales (b's if swapped)
   using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
   using X = AlphaX<CtaTile, ElementD, Orient>;                       // acc + bias_d (alpha = 1)
-  static constexpr bool kAct = true;
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
+  static constexpr bool kAct = kAct_;
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>;
   using CollectiveMainloop =
       CollectiveMainloopFor<ElementA, cute::tuple<cutlass::layout::RowMajor, LayoutSFA>, 16,
                             ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
@@ -130,7 +132,7 @@ struct BlockwiseGemm {
       args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p, p.scale_a, LayoutSFA(rows_a), p.scale_b,
                                                              LayoutSFB(blocks_b));
     auto bias = split_bias<ElementD>(p, kOut);
-    args.epilogue.thread = tail_args<Tree, X>(p, bias.f32, alpha_x_args<X>(p, bias));
+    args.epilogue.thread = tail_args<Tree, X, kAct>(p, bias.f32, alpha_x_args<X>(p, bias));
     return args;
   }
 

@@ -10,7 +10,8 @@ namespace cutlass_gemm::kernels {
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
 // kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
 template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
-          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true>
+          class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
+          int kStoresD = 0>
 struct Gemm16 {
   using ElementA = typename Element<kIn>::type;                      // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -23,7 +24,7 @@ struct Gemm16 {
   using X = AlphaX<CtaTile, ElementD, Orient>;                       // alpha * acc + bias_d
   static constexpr bool kAct = kAct_;
   using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient>;
+  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>;
   using CollectiveMainloop =
       CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K] (b if swapped), K contiguous
                             ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K] (a)
