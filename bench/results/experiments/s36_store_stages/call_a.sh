@@ -8,7 +8,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 cd "${X:?set X to the copy of the subset build}"
 export PYTHONPATH=. CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:-$(cat ../.commit 2>/dev/null || echo unknown)}
 R=$OUT/r; mkdir -p $R
-CANDS="sd4 or sd5 or blockwise_promoted_t128x128x128_c2x1_coop or blockwise_promoted_t128x128x128_c1x2_coop or blockwise_promoted_t128x128x128_c2x2_coop"
+CANDS="sd4 or sd5 or sd8 or blockwise_promoted_t128x128x128_c2x1_coop or blockwise_promoted_t128x128x128_c1x2_coop or blockwise_promoted_t128x128x128_c2x2_coop"
 timeout 200 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider -s \
   -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and ($CANDS)" > $R/tests.txt 2>&1
 echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"
