@@ -1,4 +1,4 @@
-# Store-stage candidates, one device call (~450 s), from the repository root:
+# Store-stage candidates, one device call (~500 s), from the repository root:
 #   X=gpu_sNN/x bash bench/results/experiments/s36_store_stages/call_a.sh
 # X holds the subset build's cutlass_gemm/ (with _C.abi3.so, _build_info.py), bench/ and tests/ (README: how).
 # Results under $OUT/r (tarred to $OUT/r.tgz): forced float64 tests, two sweep rounds per family of a K scan
@@ -23,6 +23,7 @@ sw bf16 --op gemm --shapes $SQ
 sw bf16_fused --op gemm --epilogue bias_gelu_residual --shapes $SQ
 sw tensor_acc --op scaled_mm --scale tensor --accumulate accurate --shapes $FP
 sw row_fast --op scaled_mm --scale row --accumulate fast --shapes $FP
+sw row_acc_fused --op scaled_mm --scale row --accumulate accurate --epilogue bias_gelu_residual --shapes $SQ
 sw blockwise --op scaled_mm --scale blockwise --shapes $BW
 for f in $R/kscan_*_s36_1.json; do
   b=${f%_1.json}; python -m bench.kfit --pool --all ${b}_*.json 2>&1 | sed "s|^|$(basename $b) |" ; done > $R/kfit.txt
