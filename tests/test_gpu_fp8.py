@@ -62,7 +62,8 @@ def test_every_fp8_kernel_forced(kernel):
                                     accumulate=accumulate, **epi)
             run_and_check(p, f"{kernel.name} {m}x{n}x{k} {scales} {epi}", config=kernel.name)
     if not kernel.activation:  # refused before any launch, never run without the asked activation
-        p = make_scaled_problem(64, 128, 128, DEV, scales="row_col", accumulate=accumulate, activation="gelu")
+        p = make_scaled_problem(64, 128, 128, DEV, scales="blockwise" if kernel.scale == "blockwise" else "row_col",
+                                accumulate=accumulate, activation="gelu")
         with pytest.raises(RuntimeError, match="has no activation in its epilogue; expected activation='none'"):
             cutlass_gemm.scaled_mm(p.a, p.b, p.scale_a, p.scale_b, config=kernel.name, **p.kwargs())
 
