@@ -89,12 +89,15 @@ def kernel_type(k) -> str:
                                   "16-bit output (whose D reuses C's shared memory)")
     # Trailing template arguments, written only as far as the last one that differs from its default, so a
     # kernel that sets none of them is instantiated exactly as before.
-    trailing = [("StreamK" if k.scheduler == "streamk" else "cutlass::gemm::PersistentScheduler", k.scheduler != "persistent"),
-                ("SwapAB" if k.swap_ab else "Normal", k.swap_ab),
-                ("true" if k.activation else "false", not k.activation),
-                (str(k.stores), k.stores != 0)]
+    trailing = [  # (C++ argument, whether it differs from the template's default)
+        ("StreamK" if k.scheduler == "streamk" else "cutlass::gemm::PersistentScheduler", k.scheduler != "persistent"),
+        ("SwapAB" if k.swap_ab else "Normal", k.swap_ab),
+        ("true" if k.activation else "false", not k.activation),
+        (str(k.stores), k.stores != 0),
+    ]
     last = max((i for i, (_, changed) in enumerate(trailing) if changed), default=-1)
-    shape = ", ".join([f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"] + [v for v, _ in trailing[: last + 1]])
+    args = [f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"] + [v for v, _ in trailing[: last + 1]]
+    shape = ", ".join(args)
     if k.scale == "none":
         return f"Gemm16<DType::{enum_name(k.a)}, DType::{enum_name(k.out)}, {shape}>"
     if k.scale == "tensor_row_col":
