@@ -9,8 +9,12 @@ cd "${X:?set X to the copy of the subset build}"
 export PYTHONPATH=. CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:-$(cat ../.commit 2>/dev/null || echo unknown)}
 R=$OUT/r; mkdir -p $R
 # Fail fast (seconds, not the call) when the carried build is not the patched subset build.
-python -c "from cutlass_gemm import configs; n = [k for k in configs.compiled_kernels() if '_sd' in k]; assert len(n) == 13, n" \
-  || { echo "X=$X: expected the subset build of candidates.patch (13 _sdN kernels compiled); see README"; exit 2; }
+python -c "
+from cutlass_gemm import configs, kernel_table as kt
+want = {k.name for k in kt._sm90_store_stages()}
+missing = want - set(configs.compiled_kernels())
+assert not missing, sorted(missing)" \
+  || { echo "X=$X: expected the subset build of candidates.patch (every kernel of _sm90_store_stages compiled); see README"; exit 2; }
 CANDS="sd4 or sd5 or sd8 or blockwise_promoted_t128x128x128_c2x1_coop or blockwise_promoted_t128x128x128_c1x2_coop or blockwise_promoted_t128x128x128_c2x2_coop"
 timeout 200 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider -s \
   -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and ($CANDS)" > $R/tests.txt 2>&1

@@ -12,7 +12,7 @@ import sys
 from collections import defaultdict
 
 
-def twin(name, names):
+def twin(name):
     if re.search(r"_sd\d$", name):
         return re.sub(r"_sd\d$", "", name)
     if "_blockwise_" in name and name.endswith("_noact"):
@@ -22,14 +22,19 @@ def twin(name, names):
 
 def main(paths):
     for path in paths:
-        doc = json.load(open(path))
+        try:
+            with open(path) as fh:
+                doc = json.load(fh)
+            doc["rows"], doc["case"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            sys.exit(f"twins.py: expected a bench.sweep JSON file, got {path!r} ({e})")
         ratios = defaultdict(list)
         print(f"{path}: {doc['case']}")
         for row in doc["rows"]:
             us = row["us"]
             cells = []
             for name, t in sorted(us.items()):
-                base = twin(name, us)
+                base = twin(name)
                 if base is None or not t or not us.get(base):
                     continue
                 r = t / us[base]
