@@ -8,7 +8,8 @@
 #   shape, so one suite), written to OUT/compile so that it never overwrites core's table of that suite.
 # Every shape is timed in ROUNDS rounds (default 3) on new inputs, the contender order reversed every
 # other round, geometric mean of the rounds per contender (python -m bench --rounds; notes/timing.md);
-# MAX_ROUNDS=N adds rounds, up to N, to shapes whose ratio is still uncertain after them (--max-rounds).
+# MAX_ROUNDS=N (default 8) adds rounds, up to N, to shapes whose ratio is still uncertain after them (--max-rounds);
+# session 37: two such runs in one lease agreed within 5% at 323 of 324 ratios (experiments/s37_max_rounds).
 # Parts fit one 10-minute call each on the H200. On a machine that got a copied tree, name the
 # commit: CUTLASS_GEMM_COMMIT=<sha> bash bench/regenerate.sh
 set -euo pipefail
@@ -16,7 +17,9 @@ cd "$(dirname "$0")/.."
 OUT="${1:-bench/results}"
 shift || true
 PARTS="${*:-core fused odd compile}"
-R="--rounds ${ROUNDS:-3}${MAX_ROUNDS:+ --max-rounds $MAX_ROUNDS}"
+ROUNDS=${ROUNDS:-3}
+MAX_ROUNDS=${MAX_ROUNDS:-$(( ROUNDS > 8 ? ROUNDS : 8 ))}
+R="--rounds $ROUNDS --max-rounds $MAX_ROUNDS"
 for part in $PARTS; do
   case "$part" in
     core)
@@ -32,7 +35,8 @@ for part in $PARTS; do
       python -m bench --suite odd --op scaled_mm --scale row --accumulate accurate --epilogue bias --no-compile $R --out "$OUT"
       ;;
     compile)
-      python -m bench --suite square --op gemm --epilogue bias_gelu_residual $R --out "$OUT/compile"
+      # torch.compile timing is minutes per shape: fixed rounds only.
+      python -m bench --suite square --op gemm --epilogue bias_gelu_residual --rounds $ROUNDS --out "$OUT/compile"
       ;;
     *)
       echo "regenerate.sh: unknown part '$part' (expected core, fused, odd or compile)" >&2
