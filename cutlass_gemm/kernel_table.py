@@ -442,6 +442,15 @@ def _sm90_coop_swapab() -> List[Kernel]:
     return [Kernel(tile=t, cluster=c, accum=a, **sw) for t, c in tiles for a in ("promoted", "fast")]
 
 
+def _sm90_blockwise_noact() -> List[Kernel]:
+    """The blockwise 128x128 c2x1 / c1x2 coop tiles without the activation node, for calls with none (session 37 K
+    scans on the H200, bench/results/experiments/s36_store_stages/results_s37/twins.txt, two rounds at 13 shapes of
+    M = 2048 / 4096 x N = 7168 / 24576, K = 512-16384): 0.974-0.979x the act kernel's time, 0.90-0.92x at K = 512,
+    where our blockwise losses to `_scaled_mm` are (the node about doubles the epilogue's code)."""
+    block = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="blockwise", accum="promoted", schedule="coop")
+    return [Kernel(tile=(128, 128, 128), cluster=c, activation=False, **block) for c in ((2, 1), (1, 2))]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -518,6 +527,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_m160_ws()
     + _sm90_m192_ws()
     + _sm90_coop_swapab()
+    + _sm90_blockwise_noact()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

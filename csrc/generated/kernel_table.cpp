@@ -96,6 +96,8 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop_swapab _
 extern const KernelFns sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -207,6 +209,8 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab},
     {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab},
     {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab},
+    {"sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact},
+    {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -225,8 +229,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 108;
-const uint64_t kKernelTableHash = 4706105778461472191ull;
+const int kNumKernels = 110;
+const uint64_t kKernelTableHash = 13767746063654821723ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -321,6 +325,8 @@ const KernelGrid kKernelGrids[] = {
     {128, 192, true, false},  // sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab
     {128, 160, true, false},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab
     {128, 160, true, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
+    {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact
+    {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -433,6 +439,8 @@ const bool kKernelActivation[] = {
     true,  // sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab
     true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab
     true,  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
+    false,  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact
+    false,  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact
     true,  // sm100_bf16_t256x128x64_c2x1_2sm
     true,  // sm100_bf16_t128x256x64_c1x1_1sm
     true,  // sm100_bf16_t128x128x64_c1x1_1sm
