@@ -67,24 +67,28 @@ def main(argv: Optional[List[str]] = None) -> int:
     if not args.readme:
         print(t)
         return 0
-    with open(args.readme) as f:
+    return write_block(args.readme, BEGIN, END, t, args.check, "python -m bench.summary")
+
+
+def write_block(readme: str, begin: str, end: str, body: str, check: bool, tool: str) -> int:
+    """Rewrite the block between the begin and end markers of readme with body (0); with check, exit code 1 if
+    it differs instead of writing; 2 if the file lacks the markers."""
+    with open(readme) as f:
         text = f.read()
-    if BEGIN not in text or END not in text:
-        print(f"bench.summary: {args.readme} has no '{BEGIN}' ... '{END}' block", file=sys.stderr)
+    if begin not in text or end not in text:
+        print(f"{tool}: {readme} has no '{begin}' ... '{end}' block", file=sys.stderr)
         return 2
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    new = f"{head}{BEGIN}\n{t}\n{END}{tail}"
-    if args.check:
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    new = f"{head}{begin}\n{body}\n{end}{tail}"
+    if check:
         if new != text:
-            print(f"bench.summary: the results table in {args.readme} is stale; run python -m bench.summary "
-                  f"--readme {args.readme}", file=sys.stderr)
+            print(f"{tool}: the block in {readme} is stale; run {tool} --readme {readme}", file=sys.stderr)
             return 1
         return 0
-    with open(args.readme, "w") as f:
+    with open(readme, "w") as f:
         f.write(new)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

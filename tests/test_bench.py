@@ -710,6 +710,45 @@ def test_readme_results_table_is_generated_from_bench_results():
     assert "| llama3_70b (28) | gemm bf16, epilogue none | cuBLAS mm |" in table  # every suite JSON contributes its rows
 
 
+def test_readme_bar_table_is_generated_from_bench_results():
+    """The README's bar table (issue #4) is bench.bars' output for the committed bench/results: every bar of
+    shared/benchmarks.md has a row, with a figure wherever its tables are committed."""
+    from bench import bars
+
+    assert bars.main(["--readme", os.path.join(ROOT, "README.md"), "--check"]) == 0
+    table = bars.table(os.path.join(ROOT, "bench", "results"))
+    for bar in ("bf16 GEMM vs cuBLAS", "bf16 bias+GELU+residual", "FP8 row accurate + bias", "FP8 tensor fast + bias",
+                "FP8 row bias+GELU+residual vs the eager pipeline", "FP8 blockwise, deepseek_v3", "FP8 accurate (promoted) at 8192^3",
+                "M <= 64", "odd shapes", "eager host time"):
+        assert f"| {bar}" in table, bar
+    assert "no data" not in table
+
+
+def _bar_doc(suite, stem_title, competitor, rows):
+    return {"suite": suite, "title": stem_title, "config": {"title": stem_title, "op": "gemm"},
+            "environment": {"git_commit": "abc1234def"}, "summary": {},
+            "rows": [{"m": m, "n": n, "k": k, "ours": {"pct_bound": pct},
+                      "competitors": {competitor: {"ratio": r}}} for (m, n, k, r, pct) in rows]}
+
+
+@pytest.mark.parametrize("worst, verdict", [(0.96, "met"), (0.94, "not met")])
+def test_bars_judge_the_plain_bf16_bar_from_the_tables(tmp_path, worst, verdict):
+    from bench import bars
+
+    (tmp_path / "square_gemm_bf16_none.json").write_text(json.dumps(
+        _bar_doc("square", "gemm bf16, epilogue none", "cuBLAS mm", [(1024, 1024, 1024, worst, 90.0), (2048, 2048, 2048, 1.2, 90.0)])))
+    (tmp_path / "llama3_70b_gemm_bf16_none.json").write_text(json.dumps(
+        _bar_doc("llama3_70b", "gemm bf16, epilogue none", "cuBLAS mm", [(16, 8192, 8192, 1.0, 84.0)])))
+    rows = {r[0]: r for r in bars.bar_rows(bars.load(str(tmp_path)), None)}
+    plain = rows["bf16 GEMM vs cuBLAS (square + llama3_70b)"]
+    assert plain[3] == verdict and f"{worst:.3f}x at 1024x1024x1024 (square)" in plain[2] and plain[4] == "abc1234"
+    small = rows["M <= 64: % of the bandwidth bound (every table)"]  # the one M <= 64 row is at 84%
+    assert small[3] == "not met" and "1 of 1 rows below 85%" in small[2]
+    # bars whose tables are not there say so instead of a figure
+    assert rows["FP8 blockwise, deepseek_v3"][2:4] == ("no table deepseek_v3_scaled_mm_blockwise_accurate_none.json", "no data")
+    assert rows["eager host time per call"][3] == "no data"
+
+
 def test_summary_rejects_a_readme_without_the_markers(tmp_path):
     from bench import summary
 
