@@ -11,7 +11,6 @@ A bar whose tables are missing says so in its row instead of a figure.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -202,17 +201,7 @@ def table(results_dir: str) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--results", default=os.path.join(summary.ROOT, "bench", "results"))
-    ap.add_argument("--readme", help="rewrite the block between the bars markers of this file")
-    ap.add_argument("--check", action="store_true", help="with --readme: exit 1 if the block differs")
-    args = ap.parse_args(argv)
-    t = table(args.results)
-    if not args.readme:
-        print(t)
-        return 0
-    return summary.write_block(args.readme, BEGIN, END, t, args.check, "python -m bench.bars")
-
+    return summary.readme_cli(argv, __doc__.splitlines()[0], table, BEGIN, END, "python -m bench.bars")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -15,7 +15,7 @@ import glob
 import json
 import os
 import sys
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN, END = "<!-- results:begin (python -m bench.summary --readme README.md) -->", "<!-- results:end -->"
@@ -58,16 +58,22 @@ def table(results_dir: str) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    return readme_cli(argv, __doc__.splitlines()[0], table, BEGIN, END, "python -m bench.summary")
+
+
+def readme_cli(argv: Optional[List[str]], description: str, make_table: Callable[[str], str], begin: str, end: str,
+               tool: str) -> int:
+    """The command line of a generated README table: print it, or --readme FILE [--check] (write_block)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--results", default=os.path.join(ROOT, "bench", "results"))
-    ap.add_argument("--readme", help="rewrite the block between the results markers of this file")
+    ap.add_argument("--readme", help="rewrite the block between this table's markers in this file")
     ap.add_argument("--check", action="store_true", help="with --readme: exit 1 if the block differs")
     args = ap.parse_args(argv)
-    t = table(args.results)
+    t = make_table(args.results)
     if not args.readme:
         print(t)
         return 0
-    return write_block(args.readme, BEGIN, END, t, args.check, "python -m bench.summary")
+    return write_block(args.readme, begin, end, t, args.check, tool)
 
 
 def write_block(readme: str, begin: str, end: str, body: str, check: bool, tool: str) -> int:
