@@ -46,13 +46,14 @@ else:  # python bench/sweep.py: the checkout's bench package, appended so an ins
 
 
 def family(case) -> List[str]:
-    """The compiled kernels of the case's family that can run its epilogue (an activation needs the node)."""
+    """The compiled kernels of the case's family that can run its epilogue (an activation or a residual needs its
+    node)."""
     if case.op == "gemm":
         ks = _family_kernels(case.dtype, "none", "accurate", configs.current_arch())
     else:
         scale = "blockwise" if case.scale == "blockwise" else "tensor_row_col"
         ks = _family_kernels(FP8, scale, case.accumulate, configs.current_arch())
-    return [k.name for k in ks if k.activation or not case.ep.gelu]
+    return [k.name for k in ks if (k.activation or not case.ep.gelu) and (k.residual or not case.ep.residual)]
 
 
 def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_times_ms) -> dict:

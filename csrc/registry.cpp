@@ -27,7 +27,11 @@ void set_rules(std::vector<Rule> rules) {
 
 int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation, bool* pdl) {
   if (pdl != nullptr) *pdl = false;
-  auto runs = [activation](int64_t id) { return kKernels[id].fns != nullptr && (kKernelActivation[id] || !activation); };
+  // A fused call needs the residual node unless it has an activation, which kernels without that node lack too.
+  auto runs = [activation, fused](int64_t id) {
+    return kKernels[id].fns != nullptr && (kKernelNodes[id].activation || !activation) &&
+           (kKernelNodes[id].residual || !fused);
+  };
   const int64_t call = int64_t(fused ? EpilogueClass::kFused : EpilogueClass::kPlain);
   std::shared_ptr<const std::vector<Rule>> rules;
   {

@@ -37,7 +37,8 @@ void set_rules(std::vector<Rule> rules);
 
 // The kernel for a problem (`fused`: its epilogue applies an activation or adds a residual;
 // `activation`: it applies an activation): the first matching rule whose kernel is compiled (and
-// has the activation node when the call needs it), else the first such kernel of the family in
+// has the activation node when the call needs it, the residual node when a fused call does), else the first such
+// kernel of the family in
 // table order; -1 when the build has none for the family. `pdl` (if given): the matching rule's
 // launch flag (false for the family fallback).
 int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation, bool* pdl = nullptr);
@@ -76,9 +77,13 @@ struct KernelGrid {
 };
 extern const KernelGrid kKernelGrids[];
 
-// Whether a kernel's epilogue has the run-time activation node, in kKernels' order (generated from
-// kernel_table.Kernel.activation): a kernel without it serves activation "none" only.
-extern const bool kKernelActivation[];
+// The nodes of a kernel's epilogue, in kKernels' order (generated from kernel_table.Kernel.activation and
+// .residual). Without the run-time activation node a kernel serves activation "none" only; without the residual
+// (CUTLASS's source C) node, which it is built only without the activation node (tools/generate.py), plain calls.
+struct KernelNodes {
+  bool activation, residual;
+};
+extern const KernelNodes kKernelNodes[];
 
 // The stream-K kernels' decomposition when CUTLASS_GEMM_DECOMPOSITION is unset (0: CUTLASS's
 // heuristic; 3: stream-K): stream-K for 16-bit operands on outputs of fewer tiles than 2/3 of the

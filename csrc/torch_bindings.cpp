@@ -220,8 +220,10 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
   if (!config.empty()) {
     int id = find_kernel(config);  // existence and family were checked by validation
     const KernelInfo& ki = kKernels[id];
-    if (act != Activation::kNone && !kKernelActivation[id])
+    if (act != Activation::kNone && !kKernelNodes[id].activation)
       fail(op, "config '" + config + "' has no activation in its epilogue; expected activation='none' with it");
+    if (fused && !kKernelNodes[id].residual)  // fused without an activation: a residual
+      fail(op, "config '" + config + "' has no residual in its epilogue; expected residual=None with it");
     if (ki.arch != f.arch)
       fail(op, "config '" + config + "' is an sm" + std::to_string(ki.arch) + " kernel; this GPU is sm_" +
                    std::to_string(f.arch));

@@ -87,10 +87,11 @@ def _check_epilogue(op, a, n, out_shape, out, bias, residual, activation) -> Non
         fail(op, f"expected activation one of {names}, got '{activation}'")
 
 
-def _check_config(op, config, family, what, activation) -> None:
+def _check_config(op, config, family, what, activation, residual) -> None:
     """`config` must name a kernel of the problem's family (a, b, out, scale, accum), with the
-    activation node when the call applies an activation. A kernel that accumulates in plain FP32
-    serves either FP8 mode (SM100); the message lists the requested mode's."""
+    activation node when the call applies an activation and the residual node when it adds a residual.
+    A kernel that accumulates in plain FP32 serves either FP8 mode (SM100); the message lists the
+    requested mode's."""
     if not config:
         return
     fits = [kk.name for kk in kt.KERNELS if (kk.a, kk.b, kk.out, kk.scale, kk.accum) == family]
@@ -98,6 +99,8 @@ def _check_config(op, config, family, what, activation) -> None:
     if k is not None and (k.a, k.b, k.out, k.scale) == family[:4] and kt.serves_accum(k.accum, family[4]):
         if activation != "none" and not k.activation:
             fail(op, f"config '{config}' has no activation in its epilogue; expected activation='none' with it")
+        if residual is not None and not k.residual:
+            fail(op, f"config '{config}' has no residual in its epilogue; expected residual=None with it")
         return
     if config not in fits:
         head = f"unknown config {kt.unknown_kernel(config)}" if config not in kt.KERNEL_IDS else f"config '{config}' does not serve these inputs"
@@ -166,7 +169,7 @@ def check_gemm(
     out_shape = tuple(a.shape[:-1]) + (b.shape[0],)
     _check_epilogue(op, a, b.shape[0], out_shape, out, bias, residual, activation)
     _check_config(op, config, (in_key, in_key, dtype_key(out), "none", "f32"),
-                  f"{dtype_name(a.dtype)} -> {dtype_name(out)}", activation)
+                  f"{dtype_name(a.dtype)} -> {dtype_name(out)}", activation, residual)
     check_problem_size(op, math.prod(out_shape[:-1]), b.shape[0], a.shape[-1], out, k_align=8)
     return out_shape, out
 
@@ -258,6 +261,7 @@ def check_scaled_mm(a, b, scale_a, scale_b, bias, residual, activation, out_dtyp
         fail(op, f"expected accumulate 'accurate' or 'fast', got '{accumulate}'")
     accum = "promoted" if mode == "blockwise" else ACCUMULATE[accumulate]
     _check_config(op, config, (*pair, dtype_key(out), mode, accum),
-                  f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)} -> {dtype_name(out)} ({mode}, {accum})", activation)
+                  f"{dtype_name(a.dtype)} x {dtype_name(b.dtype)} -> {dtype_name(out)} ({mode}, {accum})", activation,
+                  residual)
     check_problem_size(op, m, n, k, out, k_align=16)
     return out_shape, out, mode

@@ -239,8 +239,8 @@ def tune(shapes: Iterable[Tuple[int, int, int]], dtype: torch.dtype = torch.bflo
         raise RuntimeError("cutlass_gemm.tune: needs an SM90/SM100 GPU")
     timer = timer or graph_timer
     cands = _family_kernels(dtype, scale, accumulate, configs.current_arch())
-    if epilogue == "fused":  # timed with GELU: kernels without the activation node cannot run it
-        cands = [c for c in cands if c.activation]
+    if epilogue == "fused":  # timed with GELU and a residual: only kernels with both nodes run it
+        cands = [c for c in cands if c.serves_fused]
     if not cands:
         raise RuntimeError(f"cutlass_gemm.tune: no compiled kernel for {dtype} ({scale}, {accumulate})")
     winners: Dict[Tuple[int, int], Dict[int, str]] = {}

@@ -9,7 +9,8 @@ change. `explain()` reproduces the C++ decision from the same table.
 A rule names a kernel, inclusive M/N/K ranges and the epilogues it serves; the kernel fixes the
 problem family (arch, dtypes, scale mode, accumulation). The first rule of the family whose
 ranges hold the problem, whose epilogue class takes the call and whose kernel is compiled (and,
-for a call with an activation, has the activation node: `_noact` kernels do not) wins; if none
+for a call with an activation, has the activation node: `_noact` and `_plain` kernels do not; for a
+call with a residual, the residual node: `_plain` kernels do not) wins; if none
 does, the first such kernel of the family (in kernel_table.py order) runs.
 
 Epilogue classes: a call is "fused" when it applies an activation or adds a residual (a longer
@@ -236,7 +237,8 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     build): explain(..., arch=100) shows the Blackwell choice on any machine. fused=True: the call
     applies an activation or adds a residual (rules can differ for such epilogues). activation: the
     call's activation, as the op takes it ("none", "gelu", ...) or True/False; one other than "none"
-    implies fused, and kernels without the activation node (`_noact`) are passed over.
+    implies fused, and kernels without the activation node (`_noact`, `_plain`) are passed over; for fused=True
+    those without the residual node (`_plain`) are too.
     """
     from ._validate import dtype_key
 
@@ -264,7 +266,9 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     accum = kt.resolve_accum(arch, a, b, out, scale, accum)  # SM100 FP8: FP32 accumulation in either mode
     family = (arch, a, b, out, scale, accum)
     mask = _compiled_mask()
-    runs = [on and (kk.activation or not activation) for kk, on in zip(kt.KERNELS, mask)]  # as C++ select_kernel
+    # as C++ select_kernel: an activation needs the node, a fused call without one (a residual) the residual node
+    runs = [on and (kk.activation or not activation) and (kk.residual or not (fused or activation))
+            for kk, on in zip(kt.KERNELS, mask)]
     with _lock:
         tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
     for i, (r, src) in enumerate(tagged):

@@ -69,6 +69,9 @@ class Kernel:
     swap_ab: bool = False
     scheduler: str = "persistent"
     activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
+    # False (with activation False: `_plain`): no residual (CUTLASS's source C) in the epilogue either, so calls with
+    # neither serve; its epilogue drops the beta * C node's per-element work that runs even when C is not loaded.
+    residual: bool = True
     ctas_per_sm: int = 1  # ws only: 2 sizes the stages to half an SM's shared memory, two CTAs resident per SM
     stores: int = 0  # SM90 TMA epilogue subtile stores in flight; 0: CUTLASS's builder's min(subtiles, 2)
 
@@ -91,12 +94,17 @@ class Kernel:
         if self.scheduler != "persistent":
             parts.append(self.scheduler)
         if not self.activation:
-            parts.append("noact")
+            parts.append("noact" if self.residual else "plain")
         if self.stores:
             parts.append(f"sd{self.stores}")
         if self.ctas_per_sm != 1:
             parts.append(f"{self.ctas_per_sm}persm")
         return "_".join(parts)
+
+    @property
+    def serves_fused(self) -> bool:
+        """Whether it can run a fused call (an activation or a residual): it has both nodes."""
+        return self.activation and self.residual
 
     @property
     def m_extent(self) -> int:
@@ -442,13 +450,15 @@ def _sm90_coop_swapab() -> List[Kernel]:
     return [Kernel(tile=t, cluster=c, accum=a, **sw) for t, c in tiles for a in ("promoted", "fast")]
 
 
-def _sm90_blockwise_noact() -> List[Kernel]:
-    """The blockwise 128x128 c2x1 / c1x2 coop tiles without the activation node, for calls with none (session 37 K
-    scans on the H200, bench/results/experiments/s36_store_stages/results_s37/twins.txt, two rounds at 13 shapes of
-    M = 2048 / 4096 x N = 7168 / 24576, K = 512-16384): 0.974-0.979x the act kernel's time, 0.90-0.92x at K = 512,
-    where our blockwise losses to `_scaled_mm` are (the node about doubles the epilogue's code)."""
+def _sm90_blockwise_plain() -> List[Kernel]:
+    """The blockwise 128x128 c2x1 / c1x2 coop tiles with neither the activation nor the residual node (`_plain`), for
+    plain calls. Without the activation node alone (`_noact`) they took 0.974-0.979x the act kernel's time in
+    session 37's K scans on the H200 (bench/results/experiments/s36_store_stages/results_s37/twins.txt, two rounds at
+    13 shapes of M = 2048 / 4096 x N = 7168 / 24576, K = 512-16384), 0.90-0.92x at K = 512, where our blockwise
+    losses to `_scaled_mm` are; dropping the residual node too takes the per-tile epilogue from 879 to 585 SASS
+    instructions (session 38, experiments/s38_plain)."""
     block = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="blockwise", accum="promoted", schedule="coop")
-    return [Kernel(tile=(128, 128, 128), cluster=c, activation=False, **block) for c in ((2, 1), (1, 2))]
+    return [Kernel(tile=(128, 128, 128), cluster=c, activation=False, residual=False, **block) for c in ((2, 1), (1, 2))]
 
 
 def _sm100_16bit(dtype: str) -> List[Kernel]:
@@ -527,7 +537,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_m160_ws()
     + _sm90_m192_ws()
     + _sm90_coop_swapab()
-    + _sm90_blockwise_noact()
+    + _sm90_blockwise_plain()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -97,6 +97,14 @@ def make_problem(m, n, k, dtype, device, *, bias=None, residual=False, activatio
     return Problem(a, b, bias_t, res_t, activation, alpha, beta, out_dtype)
 
 
+def epilogues_for(kernel, epilogues: List[dict]) -> List[dict]:
+    """The epilogues a forced kernel serves: without the activation node (`_noact`, `_plain`) the same ones without
+    the activation, without the residual node (`_plain`) without the residual (and its beta) too."""
+    drop = set() if kernel.activation else {"activation"}
+    drop |= set() if kernel.residual else {"residual", "beta"}
+    return [{a: v for a, v in e.items() if a not in drop} for e in epilogues]
+
+
 def measures(out: torch.Tensor, ref: torch.Tensor, bound: torch.Tensor, out_dtype, fro_tol: float,
              what: str, report: Optional[dict] = None, magnitude: Optional[torch.Tensor] = None) -> Dict[str, float]:
     """The three measures of `out` against the float64 `ref`; asserts the bounds.

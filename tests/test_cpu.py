@@ -251,6 +251,31 @@ def test_configs_explain_and_rules():
     assert d.kernel == "sm90_bf16_f32out_t128x128x64_c1x1_coop" and d.reason == "family fallback"
 
 
+def test_plain_kernels_serve_calls_with_neither_activation_nor_residual():
+    """A `_plain` kernel (no activation node, no residual node): a rule naming it serves plain calls only and is
+    passed over for fused ones (a residual, an activation or both), by explain and by the C++ choice alike; forcing
+    it with a residual is refused before launch."""
+    plain = next(k for k in kt.KERNELS if not k.residual)
+    assert not plain.activation and plain.name.endswith("_plain")
+    fam = [kt.DTYPES.index(plain.a), kt.DTYPES.index(plain.b), kt.DTYPES.index(plain.out),
+           kt.SCALE_MODES.index(plain.scale), kt.ACCUMS.index(plain.accum)]
+    configs.add_rule(plain.name, m=(4000, 4200))
+    try:
+        for fused, act in ((False, False), (True, False), (True, True)):
+            d = configs.explain(4096, 7168, 2048, torch.float8_e4m3fn, scale=plain.scale, arch=90, fused=fused,
+                                activation=act)
+            assert (d.kernel == plain.name) == (not fused), (fused, act, d)
+            cpp = torch.ops.cutlass_gemm._select_kernel(90, *fam, 4096, 7168, 2048, fused, act)
+            assert kt.KERNEL_IDS[d.kernel] == cpp, (fused, act, d)
+    finally:
+        configs.clear_rules()
+    a = torch.zeros(4, 256, dtype=torch.float8_e4m3fn)
+    b = torch.zeros(128, 256, dtype=torch.float8_e4m3fn)
+    sa, sb = torch.ones(4, 2), torch.ones(1, 2)  # blockwise: [M, K/128], [N/128, K/128]
+    with pytest.raises(RuntimeError, match=f"config '{plain.name}' has no residual in its epilogue; expected residual=None"):
+        cutlass_gemm.scaled_mm(a, b, sa, sb, residual=torch.zeros(4, 128, dtype=torch.bfloat16), config=plain.name)
+
+
 def test_configs_file_roundtrip(tmp_path):
     path = tmp_path / "tuned.json"
     rule = configs.Rule("sm90_f16_t128x256x64_c2x1_coop", m=(100, 200), n=(1, 10**6), k=(0, 10**6))

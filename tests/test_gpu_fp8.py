@@ -10,7 +10,7 @@ from cutlass_gemm import configs
 from cutlass_gemm import kernel_table as kt
 from conftest import GPU_ARCH
 from gemm_checks import (BAD_SCALED_MM_INPUTS, DEEPSEEK_V3_NK, LLAMA3_70B_NK, ODD, SQUARE, check_scaled_result,
-                         check_writer_then_gemm, make_scaled_problem, poison_next_output)
+                         check_writer_then_gemm, epilogues_for, make_scaled_problem, poison_next_output)
 
 pytestmark = pytest.mark.gpu
 DEV = "cuda"
@@ -53,8 +53,7 @@ EPILOGUES = [dict(), dict(bias="out", activation="gelu_tanh", residual=True, bet
 def test_every_fp8_kernel_forced(kernel):
     scale_kinds = ["blockwise"] if kernel.scale == "blockwise" else ["tensor", "row_col", "row_tensor", "tensor_col"]
     accumulate = "fast" if kernel.accum == "fast" else "accurate"
-    # a kernel without the activation node serves activation "none" only: the same epilogues without it
-    epilogues = EPILOGUES if kernel.activation else [{a: v for a, v in e.items() if a != "activation"} for e in EPILOGUES]
+    epilogues = epilogues_for(kernel, EPILOGUES)
     for (m, n, k) in SHAPES:
         for i, epi in enumerate(epilogues):
             scales = scale_kinds[i % len(scale_kinds)]
@@ -65,6 +64,11 @@ def test_every_fp8_kernel_forced(kernel):
         p = make_scaled_problem(64, 128, 128, DEV, scales="blockwise" if kernel.scale == "blockwise" else "row_col",
                                 accumulate=accumulate, activation="gelu")
         with pytest.raises(RuntimeError, match="has no activation in its epilogue; expected activation='none'"):
+            cutlass_gemm.scaled_mm(p.a, p.b, p.scale_a, p.scale_b, config=kernel.name, **p.kwargs())
+    if not kernel.residual:  # likewise without the residual node
+        p = make_scaled_problem(64, 128, 128, DEV, scales="blockwise" if kernel.scale == "blockwise" else "row_col",
+                                accumulate=accumulate, residual=True)
+        with pytest.raises(RuntimeError, match="has no residual in its epilogue; expected residual=None"):
             cutlass_gemm.scaled_mm(p.a, p.b, p.scale_a, p.scale_b, config=kernel.name, **p.kwargs())
 
 

@@ -11,7 +11,7 @@ from cutlass_gemm import kernel_table as kt
 from cutlass_gemm._reference import ACTIVATION_FNS
 from conftest import GPU_ARCH
 from gemm_checks import (BAD_GEMM_INPUTS, LLAMA3_70B_NK, ODD, check_result, check_writer_then_gemm,
-                         device_mismatch_cases, make_problem, poison_next_output)
+                         device_mismatch_cases, epilogues_for, make_problem, poison_next_output)
 
 pytestmark = pytest.mark.gpu
 DEV = "cuda"
@@ -56,8 +56,7 @@ EPILOGUES = [
 def test_every_kernel_forced(kernel):
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.a]
     out_dtype = torch.float32 if kernel.out == "f32" else None
-    # a kernel without the activation node serves activation "none" only: the same epilogues without it
-    epilogues = EPILOGUES if kernel.activation else [{a: v for a, v in e.items() if a != "activation"} for e in EPILOGUES]
+    epilogues = epilogues_for(kernel, EPILOGUES)
     for (m, n, k) in FORCED_SHAPES:
         for epi in epilogues:
             p = make_problem(m, n, k, dtype, DEV, out_dtype=out_dtype, **epi)
@@ -65,6 +64,10 @@ def test_every_kernel_forced(kernel):
     if not kernel.activation:  # refused before any launch, never run without the asked activation
         p = make_problem(64, 128, 64, dtype, DEV, activation="gelu")
         with pytest.raises(RuntimeError, match="has no activation in its epilogue; expected activation='none'"):
+            cutlass_gemm.gemm(p.a, p.b, config=kernel.name, **p.kwargs())
+    if not kernel.residual:  # likewise without the residual node
+        p = make_problem(64, 128, 64, dtype, DEV, residual=True)
+        with pytest.raises(RuntimeError, match="has no residual in its epilogue; expected residual=None"):
             cutlass_gemm.gemm(p.a, p.b, config=kernel.name, **p.kwargs())
 
 

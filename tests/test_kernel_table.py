@@ -41,11 +41,13 @@ def test_names_unique_and_descriptive():
     names = [k.name for k in kt.KERNELS]
     assert len(set(names)) == len(names)
     for k in kt.KERNELS:
-        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact)?(_sd\d)?(_2persm)?", k.name), k.name
+        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact|_plain)?(_sd\d)?(_2persm)?", k.name), k.name
         assert k.a in kt.DTYPES and k.b in kt.DTYPES and k.out in kt.DTYPES
         assert k.scale in kt.SCALE_MODES and k.accum in kt.ACCUMS
         assert k.schedule in kt.SCHEDULES and k.scheduler in kt.SCHEDULERS
-        assert isinstance(k.activation, bool), k.name
+        assert isinstance(k.activation, bool) and isinstance(k.residual, bool), k.name
+        # no residual node: built only without the activation node and with CUTLASS's stores (tools/generate.py)
+        assert k.residual or (not k.activation and k.stores == 0), k.name
         assert k.stores == 0 or (k.arch == 90 and k.schedule in ("coop", "pingpong") and 3 <= k.stores <= 8), k.name
         if k.arch == 90 and k.schedule == "coop":
             assert k.tile[0] >= 128, f"{k.name}: cooperative needs a 128-row tile"

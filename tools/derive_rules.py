@@ -18,8 +18,8 @@ A sweep timed with an activation or a residual (`bench.sweep --epilogue bias_gel
 the family's "fused" rules, which only calls with such an epilogue read (configs.EPILOGUE_CLASSES);
 they are written as their own entry just before the family's other rules, and every other sweep
 gives rules for any epilogue. A family with kernels that lack the activation node
-(kernel_table.Kernel.activation) and no such sweep gets its "fused" rules from its other sweeps,
-over the kernels that have the node.
+(kernel_table.Kernel.activation, and those without the residual node too) and no such sweep gets its "fused" rules
+from its other sweeps, over the kernels that have both nodes (Kernel.serves_fused).
 A sweep's "per_nk_only_m" [M, ...] keeps its rows at those Ms out of the global ladder: they inform
 their own (N, K)'s ladder only (session 30: M = 192 measured at llama3_70b's four wide-N (N, K) put the
 128x160 c2x1 tile in the global ladder at M = 157-313, 1.2-1.6x slower at N = 5120-18944 than the rules it replaced).
@@ -383,10 +383,11 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
     ab_notes: List[str] = []
     fams = _rows_by_family(sweeps, abs_, ab_notes)
     for (label, ep), f in list(fams.items()):
-        # A family swept without an activation only: calls with one cannot run its kernels that lack the
-        # activation node, so they get a ladder of its other kernels (else they would fall past those rules).
+        # A family swept without an activation only: calls with one (or a residual) cannot run its kernels that lack
+        # the activation (or residual) node, so they get a ladder of its other kernels (else they would fall past
+        # those rules).
         if ep == "any" and (label, "fused") not in fams:
-            rows = [(m, n, k, {name: us for name, us in t.items() if kt.KERNELS[kt.KERNEL_IDS[name]].activation})
+            rows = [(m, n, k, {name: us for name, us in t.items() if kt.KERNELS[kt.KERNEL_IDS[name]].serves_fused})
                     for m, n, k, t in f["rows"]]
             if any(len(r[3]) < len(t) for r, (*_, t) in zip(rows, f["rows"])):
                 fams[(label, "fused")] = {"rows": [r for r in rows if r[3]], "per_nk_only": f["per_nk_only"],

@@ -87,6 +87,9 @@ def kernel_type(k) -> str:
     if k.stores and (k.arch != 90 or k.schedule == "ws" or k.out not in ("bf16", "f16")):
         raise NotImplementedError(f"{k.name}: the stores-in-flight knob is built for SM90 persistent kernels with a "
                                   "16-bit output (whose D reuses C's shared memory)")
+    if not k.residual and (k.activation or k.stores):
+        raise NotImplementedError(f"{k.name}: a kernel without the residual node is built without the activation node "
+                                  "and with CUTLASS's stores in flight (a `_plain` epilogue: D is not C's buffers)")
     # Trailing template arguments, written only as far as the last one that differs from its default, so a
     # kernel that sets none of them is instantiated exactly as before.
     trailing = [  # (C++ argument, whether it differs from the template's default)
@@ -94,6 +97,7 @@ def kernel_type(k) -> str:
         ("SwapAB" if k.swap_ab else "Normal", k.swap_ab),
         ("true" if k.activation else "false", not k.activation),
         (str(k.stores), k.stores != 0),
+        ("true" if k.residual else "false", not k.residual),
     ]
     last = max((i for i, (_, changed) in enumerate(trailing) if changed), default=-1)
     args = [f"{m}, {n}, {kk}, {k.cluster[0]}, {k.cluster[1]}, {sched}"] + [v for v, _ in trailing[: last + 1]]
@@ -146,10 +150,10 @@ def gen_registry(t) -> str:
         rows, cols = k.tile[0], k.tile[1]
         out.append(f"    {{{rows}, {cols}, {str(k.swap_ab).lower()}, {str(k.scheduler == 'streamk').lower()}}},  // {k.name}\n")
     out.append("};\n\n")
-    out.append("// Whether each kernel's epilogue has the run-time activation node (registry.h), in kKernels' order.\n")
-    out.append("const bool kKernelActivation[] = {\n")
+    out.append("// The epilogue nodes of each kernel (registry.h KernelNodes): run-time activation, residual.\n")
+    out.append("const KernelNodes kKernelNodes[] = {\n")
     for k in t.KERNELS:
-        out.append(f"    {str(k.activation).lower()},  // {k.name}\n")
+        out.append(f"    {{{str(k.activation).lower()}, {str(k.residual).lower()}}},  // {k.name}\n")
     out.append("};\n\n")
     out.append("// Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.\n")
     out.append("const RetiredKernel kRetired[] = {\n")

@@ -96,8 +96,8 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop_swapab _
 extern const KernelFns sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -209,8 +209,8 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab},
     {"sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab},
     {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab},
-    {"sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact},
-    {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact},
+    {"sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain},
+    {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -230,7 +230,7 @@ const KernelInfo kKernels[] = {
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
 const int kNumKernels = 110;
-const uint64_t kKernelTableHash = 13767746063654821723ull;
+const uint64_t kKernelTableHash = 16184467967149884595ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -325,8 +325,8 @@ const KernelGrid kKernelGrids[] = {
     {128, 192, true, false},  // sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab
     {128, 160, true, false},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab
     {128, 160, true, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
-    {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact
-    {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact
+    {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain
+    {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -346,118 +346,118 @@ const KernelGrid kKernelGrids[] = {
     {128, 128, false, false},  // sm100_f16_f32out_t128x128x64_c1x1_1sm
 };
 
-// Whether each kernel's epilogue has the run-time activation node (registry.h), in kKernels' order.
-const bool kKernelActivation[] = {
-    true,  // sm90_bf16_t128x256x64_c2x1_coop
-    true,  // sm90_bf16_t128x128x64_c1x2_pingpong
-    true,  // sm90_bf16_t128x128x64_c1x1_coop
-    true,  // sm90_bf16_t64x128x64_c1x1_pingpong
-    true,  // sm90_f16_t128x256x64_c2x1_coop
-    true,  // sm90_f16_t128x128x64_c1x2_pingpong
-    true,  // sm90_f16_t128x128x64_c1x1_coop
-    true,  // sm90_f16_t64x128x64_c1x1_pingpong
-    true,  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop
-    true,  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong
-    true,  // sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong
-    true,  // sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop
-    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop
-    true,  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong
-    true,  // sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong
-    true,  // sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop
-    true,  // sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong
-    true,  // sm90_e5m2xe4m3_scaled_promoted_t128x128x128_c1x2_coop
-    true,  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop
-    true,  // sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong
-    true,  // sm90_bf16_f32out_t128x128x64_c1x1_coop
-    true,  // sm90_f16_f32out_t128x128x64_c1x1_coop
-    true,  // sm90_bf16_t128x128x64_c1x1_coop_streamk
-    true,  // sm90_f16_t128x128x64_c1x1_coop_streamk
-    true,  // sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk
-    true,  // sm90_bf16_t64x32x128_c1x1_pingpong_swapab
-    true,  // sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk
-    true,  // sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk
-    true,  // sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk
-    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop
-    true,  // sm90_bf16_t256x128x64_c2x1_coop
-    true,  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong
-    true,  // sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop
-    false,  // sm90_bf16_t64x128x64_c1x1_pingpong_noact
-    false,  // sm90_bf16_t128x256x64_c2x1_coop_noact
-    false,  // sm90_bf16_t256x128x64_c2x1_coop_noact
-    false,  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
-    false,  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
-    false,  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
-    false,  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
-    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact
-    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
-    false,  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
-    true,  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk
-    true,  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop
-    true,  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
-    true,  // sm90_bf16_t128x80x64_c1x2_coop
-    true,  // sm90_bf16_t128x160x64_c2x1_coop
-    true,  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong
-    true,  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
-    true,  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
-    true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
-    true,  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
-    true,  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
-    true,  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab
-    true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
-    true,  // sm90_bf16_t64x16x128_c1x1_ws_swapab
-    true,  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
-    true,  // sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab
-    true,  // sm90_bf16_t64x64x128_c2x1_ws_swapab
-    true,  // sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws
-    true,  // sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws
-    true,  // sm90_bf16_t64x80x128_c1x1_ws
-    true,  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm
-    true,  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
-    true,  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
-    true,  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
-    true,  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
-    true,  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
-    true,  // sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab
-    true,  // sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab
-    true,  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab
-    true,  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
-    false,  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact
-    false,  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact
-    true,  // sm100_bf16_t256x128x64_c2x1_2sm
-    true,  // sm100_bf16_t128x256x64_c1x1_1sm
-    true,  // sm100_bf16_t128x128x64_c1x1_1sm
-    true,  // sm100_bf16_t64x128x64_c1x1_1sm
-    true,  // sm100_f16_t256x128x64_c2x1_2sm
-    true,  // sm100_f16_t128x256x64_c1x1_1sm
-    true,  // sm100_f16_t128x128x64_c1x1_1sm
-    true,  // sm100_f16_t64x128x64_c1x1_1sm
-    true,  // sm100_e4m3_scaled_t256x128x128_c2x1_2sm
-    true,  // sm100_e4m3_scaled_t128x128x128_c1x1_1sm
-    true,  // sm100_e4m3_scaled_t64x128x128_c1x1_1sm
-    true,  // sm100_e4m3xe5m2_scaled_t128x128x128_c1x1_1sm
-    true,  // sm100_e5m2xe4m3_scaled_t128x128x128_c1x1_1sm
-    true,  // sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm
-    true,  // sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm
-    true,  // sm100_bf16_f32out_t128x128x64_c1x1_1sm
-    true,  // sm100_f16_f32out_t128x128x64_c1x1_1sm
+// The epilogue nodes of each kernel (registry.h KernelNodes): run-time activation, residual.
+const KernelNodes kKernelNodes[] = {
+    {true, true},  // sm90_bf16_t128x256x64_c2x1_coop
+    {true, true},  // sm90_bf16_t128x128x64_c1x2_pingpong
+    {true, true},  // sm90_bf16_t128x128x64_c1x1_coop
+    {true, true},  // sm90_bf16_t64x128x64_c1x1_pingpong
+    {true, true},  // sm90_f16_t128x256x64_c2x1_coop
+    {true, true},  // sm90_f16_t128x128x64_c1x2_pingpong
+    {true, true},  // sm90_f16_t128x128x64_c1x1_coop
+    {true, true},  // sm90_f16_t64x128x64_c1x1_pingpong
+    {true, true},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop
+    {true, true},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong
+    {true, true},  // sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong
+    {true, true},  // sm90_e4m3xe5m2_scaled_fast_t128x128x128_c1x2_pingpong
+    {true, true},  // sm90_e4m3xe5m2_scaled_promoted_t128x128x128_c1x2_coop
+    {true, true},  // sm90_e5m2xe4m3_scaled_fast_t128x128x128_c1x2_pingpong
+    {true, true},  // sm90_e5m2xe4m3_scaled_promoted_t128x128x128_c1x2_coop
+    {true, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop
+    {true, true},  // sm90_e4m3_blockwise_promoted_t64x128x128_c1x1_pingpong
+    {true, true},  // sm90_bf16_f32out_t128x128x64_c1x1_coop
+    {true, true},  // sm90_f16_f32out_t128x128x64_c1x1_coop
+    {true, true},  // sm90_bf16_t128x128x64_c1x1_coop_streamk
+    {true, true},  // sm90_f16_t128x128x64_c1x1_coop_streamk
+    {true, true},  // sm90_e4m3_scaled_fast_t128x128x128_c1x1_coop_streamk
+    {true, true},  // sm90_bf16_t64x32x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk
+    {true, true},  // sm90_e4m3_scaled_fast_t64x32x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x32x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t128x32x128_c1x1_coop_swapab_streamk
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x32x128_c1x1_coop_swapab_streamk
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop
+    {true, true},  // sm90_bf16_t256x128x64_c2x1_coop
+    {true, true},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong
+    {true, true},  // sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop
+    {false, true},  // sm90_bf16_t64x128x64_c1x1_pingpong_noact
+    {false, true},  // sm90_bf16_t128x256x64_c2x1_coop_noact
+    {false, true},  // sm90_bf16_t256x128x64_c2x1_coop_noact
+    {false, true},  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
+    {false, true},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
+    {false, true},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
+    {false, true},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
+    {false, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact
+    {false, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
+    {false, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
+    {true, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk
+    {true, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop
+    {true, true},  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab
+    {true, true},  // sm90_bf16_t128x80x64_c1x2_coop
+    {true, true},  // sm90_bf16_t128x160x64_c2x1_coop
+    {true, true},  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_pingpong
+    {true, true},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop
+    {true, true},  // sm90_bf16_t64x16x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t128x16x256_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x16x256_c1x1_ws_swapab
+    {true, true},  // sm90_bf16_t64x16x128_c1x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t64x64x256_c1x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x64x256_c1x1_ws_swapab
+    {true, true},  // sm90_bf16_t64x64x128_c2x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t64x80x256_c1x1_ws
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x80x256_c1x1_ws
+    {true, true},  // sm90_bf16_t64x80x128_c1x1_ws
+    {true, true},  // sm90_e4m3_scaled_fast_t64x16x256_c1x1_ws_swapab_2persm
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x16x256_c1x1_ws_swapab_2persm
+    {true, true},  // sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x192x128_c2x1_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab
+    {true, true},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
+    {false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain
+    {false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain
+    {true, true},  // sm100_bf16_t256x128x64_c2x1_2sm
+    {true, true},  // sm100_bf16_t128x256x64_c1x1_1sm
+    {true, true},  // sm100_bf16_t128x128x64_c1x1_1sm
+    {true, true},  // sm100_bf16_t64x128x64_c1x1_1sm
+    {true, true},  // sm100_f16_t256x128x64_c2x1_2sm
+    {true, true},  // sm100_f16_t128x256x64_c1x1_1sm
+    {true, true},  // sm100_f16_t128x128x64_c1x1_1sm
+    {true, true},  // sm100_f16_t64x128x64_c1x1_1sm
+    {true, true},  // sm100_e4m3_scaled_t256x128x128_c2x1_2sm
+    {true, true},  // sm100_e4m3_scaled_t128x128x128_c1x1_1sm
+    {true, true},  // sm100_e4m3_scaled_t64x128x128_c1x1_1sm
+    {true, true},  // sm100_e4m3xe5m2_scaled_t128x128x128_c1x1_1sm
+    {true, true},  // sm100_e5m2xe4m3_scaled_t128x128x128_c1x1_1sm
+    {true, true},  // sm100_e4m3_blockwise_promoted_t256x128x128_c2x1_2sm
+    {true, true},  // sm100_e4m3_blockwise_promoted_t64x128x128_c1x1_1sm
+    {true, true},  // sm100_bf16_f32out_t128x128x64_c1x1_1sm
+    {true, true},  // sm100_f16_f32out_t128x128x64_c1x1_1sm
 };
 
 // Kernels taken out of the table, and why (kernel_table.RETIRED): an error naming one says so.

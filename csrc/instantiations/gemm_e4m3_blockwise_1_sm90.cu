@@ -8,10 +8,10 @@ namespace cutlass_gemm::kernels {
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab;
 const KernelFns sm90_e4m3_blockwise_promoted_t128x32x128_c1x1_coop_swapab = BlockwiseGemm<DType::kBf16, 128, 32, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact;
-const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_noact = BlockwiseGemm<DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain;
+const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain = BlockwiseGemm<DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
-extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact;
-const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_noact = BlockwiseGemm<DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain;
+const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain = BlockwiseGemm<DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
 }  // namespace cutlass_gemm::kernels

@@ -80,6 +80,9 @@ struct SwapAB {
 // kAct = false drops the run-time activation node (D = beta * C + (X + bias_f32)); such a kernel
 // serves activation "none" only. The five activations, unrolled per epilogue subtile, were 64% of
 // the 64x128 ping-pong kernel's SASS, and cost the cooperative bf16 kernels 3-14% (H200, session 13).
+// kRes = false as well (a `_plain` kernel) drops the residual: D = X + bias_f32 with CUTLASS's source C void. The
+// beta * C node runs its per-element work (C's conversion, the multiply-add) even when beta == 0 skips C's load: a
+// third of the blockwise 128x128 coop epilogue's SASS (session 38, experiments/s38_plain).
 template <class TileShape, class X, class Orient = Normal>
 using BiasY = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, kRound>,  // Y = X + bias_f32
     X,
@@ -93,15 +96,18 @@ struct ActivationFor {
                                  epilogue::RuntimeActivation<T>>;
 };
 
-template <class TileShape, class ElementD, class X, class Orient = Normal, bool kAct = true>
-using EpilogueTail =
+template <class TileShape, class ElementD, class X, class Orient = Normal, bool kAct = true, bool kRes = true>
+using EpilogueTail = cute::conditional_t<kRes,
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementD, float, kRound>,  // beta * C + Z
         fusion::Sm90ScalarBroadcast<float>,                                                           //   beta
         fusion::Sm90SrcFetch<ElementD>,                                                               //   C
         cute::conditional_t<kAct,
             fusion::Sm90EVT<fusion::Sm90Compute<ActivationFor<ElementD>::template Fn, float, float, kRound>,  //   Z = act(Y)
                 BiasY<TileShape, X, Orient>>,
-            BiasY<TileShape, X, Orient>>>;                                                         //   or Z = Y
+            BiasY<TileShape, X, Orient>>>,                                                         //   or Z = Y
+    fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, ElementD, float, kRound>,                     // or D = X + bias_f32
+        X,
+        typename Orient::template PerN<TileShape, float>>>;
 
 template <class TileShape, class ElementD, class Orient = Normal>
 using BiasD = typename Orient::template PerN<TileShape, ElementD>;  // bias_d [N]
@@ -137,11 +143,13 @@ BiasPtrs<ElementD> split_bias(const GemmParams& p, DType out) {
   return b;
 }
 
-// Arguments of EpilogueTail<..., X, Orient, kAct> around X's arguments (the brace tree mirrors the type tree).
-template <class Tree, class X, bool kAct = true>
+// Arguments of EpilogueTail<..., X, Orient, kAct, kRes> around X's arguments (the brace tree mirrors the type tree).
+template <class Tree, class X, bool kAct = true, bool kRes = true>
 typename Tree::Arguments tail_args(const GemmParams& p, const float* bias_f32, typename X::Arguments const& x) {
   const float beta = p.residual != nullptr ? p.beta : 0.0f;
-  if constexpr (kAct)
+  if constexpr (!kRes)
+    return {x, {bias_f32, 0.0f, {}}, {}};  // D = X + bias_f32
+  else if constexpr (kAct)
     return {{{beta}},                                       // beta
             {},                                             // C
             {{x, {bias_f32, 0.0f, {}}, {}},                 // Y = X + bias_f32
@@ -168,6 +176,7 @@ struct AdapterFns {
 
   static int can_implement(const GemmParams& p) {
     if (!Derived::kAct && p.act != Activation::kNone) return kCannotImplement;  // no activation node
+    if (!Derived::kRes && p.residual != nullptr) return kCannotImplement;       // no residual node
     // CUTLASS asks for N % alignment == 0 on row-major C/D, but TMA needs only 16-byte row
     // strides (the caller pads ldd/ldr) and clips the last tile at N: check with N rounded up.
     constexpr int kAlignD = Derived::kAlignD;
@@ -237,21 +246,23 @@ struct Tiles {
 // The epilogue collective for a tree (C and D in the output dtype, row-major; column-major swapped).
 // kStoresD = 0: CUTLASS's builder. kStoresD > 0 (SM90 only): the builder's TMA epilogue with kStoresD
 // subtile stores in flight instead of its min(subtiles, 2), so a tile's epilogue waits less on its own stores;
-// D reuses C's buffers as before, of which there are at least kStoresD.
+// D reuses C's buffers as before, of which there are at least kStoresD. kRes = false: C is void (no residual).
 template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient, int kStoresD,
-          bool = (kStoresD > 0)>
+          bool kRes = true, bool = (kStoresD > 0)>
 struct EpilogueFor {
   using type = typename cutlass::epilogue::collective::CollectiveBuilder<
       typename Schedule::Arch, cutlass::arch::OpClassTensorOp,
       MmaTile, ClusterShape, cutlass::epilogue::collective::EpilogueTileAuto,
       float, float,                                                          // accumulator, compute
-      ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // C = residual
+      cute::conditional_t<kRes, ElementD, void>, typename Orient::LayoutD, 16 / sizeof(ElementD),  // C = residual
       ElementD, typename Orient::LayoutD, 16 / sizeof(ElementD),             // D
       typename Schedule::Epilogue, Tree>::CollectiveOp;
 };
-template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient, int kStoresD>
-struct EpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, true> {
+template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient, int kStoresD,
+          bool kRes>
+struct EpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes, true> {
   static_assert(std::is_same_v<typename Schedule::Arch, cutlass::arch::Sm90>, "kStoresD: the SM90 TMA epilogue only");
+  static_assert(kRes, "kStoresD: D reuses the residual's (C's) buffers");
   using EpiSchedule = typename Schedule::Epilogue;
   using EpilogueTile = decltype(cutlass::epilogue::collective::detail::sm90_compute_tile_shape_or_override<
                                 ElementD, cutlass::epilogue::collective::EpilogueTileAuto, EpiSchedule, MmaTile>());
@@ -267,8 +278,9 @@ struct EpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kSto
       Tree, Policy>::CollectiveOp;
 };
 template <class MmaTile, class ClusterShape, class ElementD, class Schedule, class Tree, class Orient = Normal,
-          int kStoresD = 0>
-using CollectiveEpilogueFor = typename EpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>::type;
+          int kStoresD = 0, bool kRes = true>
+using CollectiveEpilogueFor =
+    typename EpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>::type;
 
 // CTAs a schedule keeps resident per SM: sm90::Ws<Fast, 2> sizes its stages so two fit; every other schedule 1.
 template <class Schedule, class = void>
@@ -343,15 +355,20 @@ Stride_ out_stride(int64_t ld) {
   else return Stride_{ld, _1{}, int64_t(0)};
 }
 
-// C/D pointers and strides: without a residual, C aliases D and beta is 0 (never read).
+// C/D pointers and strides: without a residual, C aliases D and beta is 0 (never read); a void C is null.
 template <class Kernel, class ElementD, class Orient>
 auto epilogue_io(const GemmParams& p) {
   using StrideC = typename Kernel::StrideC;
   using StrideD = typename Kernel::StrideD;
-  const bool has_residual = p.residual != nullptr;
-  return cute::make_tuple(static_cast<const ElementD*>(has_residual ? p.residual : p.d),
-                          out_stride<StrideC, Orient>(has_residual ? p.ldr : p.ldd), static_cast<ElementD*>(p.d),
-                          out_stride<StrideD, Orient>(p.ldd));
+  if constexpr (std::is_void_v<typename Kernel::ElementC>) {  // no residual node (`_plain`): no source at all
+    return cute::make_tuple(static_cast<const void*>(nullptr), out_stride<StrideC, Orient>(p.ldd),
+                            static_cast<ElementD*>(p.d), out_stride<StrideD, Orient>(p.ldd));
+  } else {
+    const bool has_residual = p.residual != nullptr;
+    return cute::make_tuple(static_cast<const ElementD*>(has_residual ? p.residual : p.d),
+                            out_stride<StrideC, Orient>(has_residual ? p.ldr : p.ldd), static_cast<ElementD*>(p.d),
+                            out_stride<StrideD, Orient>(p.ldd));
+  }
 }
 
 // The SM90 tile scheduler's max swizzle when the caller sets none: 8 for grids of at least 8 waves of

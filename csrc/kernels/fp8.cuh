@@ -25,10 +25,11 @@ struct IsPromotedFp8<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages
     : std::true_type {};
 
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
-// kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
+// kAct = false: no activation node in the epilogue; kRes = false as well: no residual either (common.cuh
+// EpilogueTail).
 template <DType kA, DType kB, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
           class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
-          int kStoresD = 0>
+          int kStoresD = 0, bool kRes_ = true>
 struct ScaledGemm {
   using ElementA = typename Element<kA>::type;                       // A element (e4m3 / e5m2)
   using ElementB = typename Element<kB>::type;                       // B element
@@ -39,9 +40,10 @@ struct ScaledGemm {
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   using X = ScaledX<CtaTile, ElementD, Orient>;                      // scale_a * acc * scale_b + bias_d
-  static constexpr bool kAct = kAct_;
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>;
+  static constexpr bool kAct = kAct_, kRes = kRes_;
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>;
+  using CollectiveEpilogue =
+      CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
   using MmaB = cute::conditional_t<Orient::kSwap, ElementA, ElementB>;
   using CollectiveMainloop =
@@ -61,7 +63,7 @@ struct ScaledGemm {
         {p.scale_b, 0.0f, Orient::per_n(col_b)},                     // scale_b
         {bias.d, ElementD(0), {}},                                   // bias_d
         {}};
-    args.epilogue.thread = tail_args<Tree, X, kAct>(p, bias.f32, x);
+    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, x);
     if constexpr (IsPromotedFp8<typename CollectiveMainloop::DispatchPolicy>::value) {
       // CUTLASS promotes on k-tile boundaries only: the interval (the caller's, else CUTLASS's 4) rounds
       // up to whole k-tiles of TK / 32 MMAs (a 256-deep tile promotes every 8 MMAs when asked for 4).
@@ -90,7 +92,7 @@ struct BlockScalesFor<Schedule, SwapAB> {
 
 template <DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
           class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
-          int kStoresD = 0>
+          int kStoresD = 0, bool kRes_ = true>
 struct BlockwiseGemm {
   using ElementA = cutlass::float_e4m3_t;                            // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -103,9 +105,10 @@ struct BlockwiseGemm {
   using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());       // the mainloop's A scales (b's if swapped)
   using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
   using X = AlphaX<CtaTile, ElementD, Orient>;                       // acc + bias_d (alpha = 1)
-  static constexpr bool kAct = kAct_;
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>;
+  static constexpr bool kAct = kAct_, kRes = kRes_;
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>;
+  using CollectiveEpilogue =
+      CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using CollectiveMainloop =
       CollectiveMainloopFor<ElementA, cute::tuple<cutlass::layout::RowMajor, LayoutSFA>, 16,
                             ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
@@ -132,7 +135,7 @@ struct BlockwiseGemm {
       args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p, p.scale_a, LayoutSFA(rows_a), p.scale_b,
                                                              LayoutSFB(blocks_b));
     auto bias = split_bias<ElementD>(p, kOut);
-    args.epilogue.thread = tail_args<Tree, X, kAct>(p, bias.f32, alpha_x_args<X>(p, bias));
+    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, alpha_x_args<X>(p, bias));
     return args;
   }
 

@@ -8,10 +8,11 @@
 namespace cutlass_gemm::kernels {
 
 // Orient: Normal, or SwapAB (CUTLASS computes D^T = B A^T; the tile's first extent runs over N).
-// kAct = false: no activation node in the epilogue (common.cuh EpilogueTail).
+// kAct = false: no activation node in the epilogue; kRes = false as well: no residual either (common.cuh
+// EpilogueTail).
 template <DType kIn, DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
           class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
-          int kStoresD = 0>
+          int kStoresD = 0, bool kRes_ = true>
 struct Gemm16 {
   using ElementA = typename Element<kIn>::type;                      // A and B element
   using ElementD = typename Element<kOut>::type;                     // D (and residual) element
@@ -22,9 +23,10 @@ struct Gemm16 {
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   using X = AlphaX<CtaTile, ElementD, Orient>;                       // alpha * acc + bias_d
-  static constexpr bool kAct = kAct_;
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct>;
-  using CollectiveEpilogue = CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD>;
+  static constexpr bool kAct = kAct_, kRes = kRes_;
+  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>;
+  using CollectiveEpilogue =
+      CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using CollectiveMainloop =
       CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K] (b if swapped), K contiguous
                             ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K] (a)
@@ -36,7 +38,7 @@ struct Gemm16 {
   static typename Adapter::Arguments make_args(const GemmParams& p) {
     auto args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p);
     auto bias = split_bias<ElementD>(p, kOut);
-    args.epilogue.thread = tail_args<Tree, X, kAct>(p, bias.f32, alpha_x_args<X>(p, bias));
+    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, alpha_x_args<X>(p, bias));
     return args;
   }
 

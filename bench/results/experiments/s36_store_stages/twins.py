@@ -1,5 +1,6 @@
 """Each candidate against its twin in the same sweep row: `_sdN` against the kernel without it, a blockwise
-`_noact` against the blockwise kernel with the activation node (same tile and cluster).
+`_noact` against the blockwise kernel with the activation node (same tile and cluster), a `_plain` kernel (session 38)
+against its `_noact` twin, else the kernel with both nodes.
 
     python bench/results/experiments/s36_store_stages/twins.py SWEEP.json [SWEEP.json ...]
 
@@ -12,12 +13,15 @@ import sys
 from collections import defaultdict
 
 
-def twin(name):
+def twins(name):
+    """The kernels to compare a candidate with, the first one timed in the row counting."""
     if re.search(r"_sd\d$", name):
-        return re.sub(r"_sd\d$", "", name)
+        return [re.sub(r"_sd\d$", "", name)]
     if "_blockwise_" in name and name.endswith("_noact"):
-        return name[: -len("_noact")]
-    return None
+        return [name[: -len("_noact")]]
+    if name.endswith("_plain"):
+        return [name[: -len("_plain")] + "_noact", name[: -len("_plain")]]
+    return []
 
 
 def main(paths):
@@ -34,8 +38,8 @@ def main(paths):
             us = row["us"]
             cells = []
             for name, t in sorted(us.items()):
-                base = twin(name)
-                if base is None or not t or not us.get(base):
+                base = next((b for b in twins(name) if us.get(b)), None)
+                if base is None or not t:
                     continue
                 r = t / us[base]
                 ratios[name].append(r)

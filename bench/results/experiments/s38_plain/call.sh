@@ -1,6 +1,6 @@
-# Blockwise `_noact` c2x1 / c1x2 coop into the rules: one device call (~300 s), from the repository root, with the
+# Blockwise `_plain` c2x1 / c1x2 coop into the rules: one device call (~300 s), from the repository root, with the
 # full build of the commit that added them carried (cutlass_gemm/_C.abi3.so, cutlass_gemm/_build_info.py):
-#   CUTLASS_GEMM_COMMIT=<sha> bash bench/results/experiments/s38_block_noact/call.sh
+#   CUTLASS_GEMM_COMMIT=<sha> bash bench/results/experiments/s38_plain/call.sh
 # Results under $OUT/r (tarred to $OUT/r.tgz): forced float64 tests, two blockwise sweep rounds of deepseek_v3 and of
 # square + llama3_70b with every compiled blockwise kernel, the re-derived rules, the A/B of every launch they change
 # against the shipped rules, the rules re-derived with that A/B, both rules' A/B scores, and the deepseek_v3 table
@@ -10,13 +10,13 @@ cd "$(dirname "$0")/../../../.."
 : "${OUT:?run on the device (OUT unset)}"
 export CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:?name the commit of the carried build}
 R=$OUT/r; mkdir -p $R/sweeps $R/ab $R/tables
-# Fail fast when the carried build is not one with the blockwise _noact kernels.
+# Fail fast when the carried build is not one with the blockwise _plain kernels.
 python -c "
 from cutlass_gemm import configs, kernel_table as kt
-want = {k.name for k in kt._sm90_blockwise_noact()}
+want = {k.name for k in kt._sm90_blockwise_plain()}
 missing = want - set(configs.compiled_kernels())
 assert not missing, sorted(missing)" \
-  || { echo "expected a full build with kernel_table._sm90_blockwise_noact compiled (carry cutlass_gemm/_C.abi3.so)"; exit 2; }
+  || { echo "expected a full build with kernel_table._sm90_blockwise_plain compiled (carry cutlass_gemm/_C.abi3.so)"; exit 2; }
 timeout 200 python -m pytest tests/test_kernel_table.py tests/test_gpu_fp8.py -q -p no:cacheprovider > $R/tests.txt 2>&1
 echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"
 FAM="--op scaled_mm --scale blockwise --accumulate accurate"
