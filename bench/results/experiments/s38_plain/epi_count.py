@@ -15,6 +15,11 @@ def functions(path):
             ins.append((int(m.group(1), 16), m.group(2).strip()))
     if name: yield name, ins
 
+def branch_target(text):
+    """A BRA's target address, or None for a form without a literal one."""
+    m = re.search(r"BRA(?:\.\w+)*\s+(?:`\(\.L_x_\d+\)\s*)?(0x[0-9a-f]+)", text)
+    return int(m.group(1), 16) if m else None
+
 def opcode(text):
     t = text.split()
     if t[0].startswith("@"): t = t[1:]
@@ -28,9 +33,8 @@ for name, ins in functions(sys.argv[1]):
     start = max(i for i in range(first_stsm) if ops[i] in ("WARPGROUP", "QGMMA", "HGMMA"))
     last_st = max(i for i, o in enumerate(ops) if o == "UTMASTG")
     # the epilogue ends at the loop's back branch (a BRA to an earlier address) after the last store
-    end = next(i for i in range(last_st, len(ins)) if ops[i] == "BRA" and
-               int(re.search(r"BRA\s+(?:`\(\.L_x_\d+\)\s*)?(0x[0-9a-f]+)", ins[i][1]).group(1), 16) < ins[i][0]
-               ) if any(True for _ in [0]) else len(ins)
+    end = next((i for i in range(last_st, len(ins)) if ops[i] == "BRA" and (branch_target(ins[i][1]) or 1 << 62) < ins[i][0]),
+               len(ins) - 1)
     c = collections.Counter(ops[start:end + 1])
     top = ", ".join(f"{o} {n}" for o, n in c.most_common(14))
     print(f"{len(ins):5d} total, epilogue {end - start + 1:4d}: {top}")
