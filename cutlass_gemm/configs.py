@@ -57,6 +57,9 @@ class Rule:
         if self.epilogue not in EPILOGUE_CLASSES:
             raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected epilogue one of "
                              f"{', '.join(EPILOGUE_CLASSES)}, got {self.epilogue!r}")
+        if self.epilogue == "fused" and not kt.KERNELS[kt.KERNEL_IDS[self.kernel]].serves_fused:
+            raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: it has no activation or no residual node, "
+                             "so it never runs a fused call; expected epilogue 'plain' or 'any' with it")
         if not isinstance(self.pdl, bool):
             raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected pdl True or False, got {self.pdl!r}")
         for axis in ("m", "n", "k"):

@@ -269,6 +269,8 @@ def test_plain_kernels_serve_calls_with_neither_activation_nor_residual():
             assert kt.KERNEL_IDS[d.kernel] == cpp, (fused, act, d)
     finally:
         configs.clear_rules()
+    with pytest.raises(ValueError, match="never runs a fused call; expected epilogue 'plain' or 'any'"):
+        configs.add_rule(plain.name, epilogue="fused")  # a rule that could never fire is refused
     a = torch.zeros(4, 256, dtype=torch.float8_e4m3fn)
     b = torch.zeros(128, 256, dtype=torch.float8_e4m3fn)
     sa, sb = torch.ones(4, 2), torch.ones(1, 2)  # blockwise: [M, K/128], [N/128, K/128]
