@@ -477,9 +477,9 @@ BAD_SCALED_MM_INPUTS: List[BadCase] = [
      "cutlass_gemm.scaled_mm: expected activation one of 'none', 'relu', 'gelu', 'gelu_tanh', 'silu', got 'gelu_erf'"),
     ("accumulate", lambda d: _mm(d, accumulate="exact"),
      "cutlass_gemm.scaled_mm: expected accumulate 'accurate' or 'fast', got 'exact'"),
-    ("config_noact_with_activation", lambda d: _mm(d, activation="silu",
-                                                   config="sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact"),
-     "cutlass_gemm.scaled_mm: config 'sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact' has no activation in "
+    ("config_plain_with_activation", lambda d: _mm(d, activation="silu",
+                                                   config="sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain"),
+     "cutlass_gemm.scaled_mm: config 'sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain' has no activation in "
      "its epilogue; expected activation='none' with it"),
     ("config_wrong_accum", lambda d: _mm(d, accumulate="fast", config="sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong"),
      "cutlass_gemm.scaled_mm: config 'sm90_e4m3_scaled_promoted_t64x128x128_c1x1_pingpong' does not serve these "

@@ -251,18 +251,20 @@ def test_configs_explain_and_rules():
     assert d.kernel == "sm90_bf16_f32out_t128x128x64_c1x1_coop" and d.reason == "family fallback"
 
 
-def test_plain_kernels_serve_calls_with_neither_activation_nor_residual():
+@pytest.mark.parametrize("scale", ["blockwise", "tensor_row_col"])
+def test_plain_kernels_serve_calls_with_neither_activation_nor_residual(scale):
     """A `_plain` kernel (no activation node, no residual node): a rule naming it serves plain calls only and is
     passed over for fused ones (a residual, an activation or both), by explain and by the C++ choice alike; forcing
     it with a residual is refused before launch."""
-    plain = next(k for k in kt.KERNELS if not k.residual)
+    plain = next(k for k in kt.KERNELS if not k.residual and k.scale == scale and k.arch == 90)
     assert not plain.activation and plain.name.endswith("_plain")
     fam = [kt.DTYPES.index(plain.a), kt.DTYPES.index(plain.b), kt.DTYPES.index(plain.out),
            kt.SCALE_MODES.index(plain.scale), kt.ACCUMS.index(plain.accum)]
     configs.add_rule(plain.name, m=(4000, 4200))
     try:
         for fused, act in ((False, False), (True, False), (True, True)):
-            d = configs.explain(4096, 7168, 2048, torch.float8_e4m3fn, scale=plain.scale, arch=90, fused=fused,
+            d = configs.explain(4096, 7168, 2048, torch.float8_e4m3fn, scale=scale.replace("tensor_row_col", "row"),
+                                accumulate="fast" if plain.accum == "fast" else "accurate", arch=90, fused=fused,
                                 activation=act)
             assert (d.kernel == plain.name) == (not fused), (fused, act, d)
             cpp = torch.ops.cutlass_gemm._select_kernel(90, *fam, 4096, 7168, 2048, fused, act)
@@ -273,7 +275,8 @@ def test_plain_kernels_serve_calls_with_neither_activation_nor_residual():
         configs.add_rule(plain.name, epilogue="fused")  # a rule that could never fire is refused
     a = torch.zeros(4, 256, dtype=torch.float8_e4m3fn)
     b = torch.zeros(128, 256, dtype=torch.float8_e4m3fn)
-    sa, sb = torch.ones(4, 2), torch.ones(1, 2)  # blockwise: [M, K/128], [N/128, K/128]
+    # blockwise: [M, K/128], [N/128, K/128]; else per-row and per-column
+    sa, sb = (torch.ones(4, 2), torch.ones(1, 2)) if scale == "blockwise" else (torch.ones(4, 1), torch.ones(128, 1))
     with pytest.raises(RuntimeError, match=f"config '{plain.name}' has no residual in its epilogue; expected residual=None"):
         cutlass_gemm.scaled_mm(a, b, sa, sb, residual=torch.zeros(4, 128, dtype=torch.bfloat16), config=plain.name)
 

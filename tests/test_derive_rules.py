@@ -252,6 +252,31 @@ def test_retired_kernels_in_a_sweep_are_skipped():
     assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{"sm90_bf16_t128x128x64_c1x1_coop": 2.0}]
 
 
+def test_a_succeeded_kernels_time_counts_for_its_successor_unless_the_successor_was_timed():
+    """kernel_table.SUCCEEDED_BY: the old build's sweep and A/B times stand for the leaner build that replaced it
+    (so the rules derived before the swap reproduce); where an input timed both, the successor's own time counts."""
+    old, new = next(iter(dr.kt.SUCCEEDED_BY.items()))
+    assert old in dr.kt.RETIRED and old not in dr.kt.KERNEL_IDS and new in dr.kt.KERNEL_IDS
+    other = next(k.name for k in dr.kt.KERNELS if k.family_label == dr.kt.KERNELS[dr.kt.KERNEL_IDS[new]].family_label
+                 and k.name != new)
+    rows = dr._rows_by_family([_sweep({(1, 2, 3): {old: 1.0, other: 2.0}})])
+    assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{new: 1.0, other: 2.0}]
+    rows = dr._rows_by_family([_sweep({(1, 2, 3): {old: 1.0, new: 3.0, other: 2.0}})])
+    assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{new: 3.0, other: 2.0}]
+    # a "superseded" old time is dropped, not passed on
+    rows = dr._rows_by_family([dict(_sweep({(1, 2, 3): {old: 1.0, other: 2.0}}), superseded={old: "x"})])
+    assert [t for fam in rows.values() for *_, t in fam["rows"]] == [{other: 2.0}]
+    # an A/B verdict of the old build is the successor's
+    t = {(512, 8192, 8192): {new: 10.0, other: 10.1}}
+    fam = dr._rows_by_family([_sweep(t)], [_verdicts({(512, 8192, 8192): {old: [9.0, 9.0], other: [8.0, 8.0]}})])
+    row = next(us for *_, us in next(iter(fam.values()))["rows"])
+    assert row[other] < row[new]
+    fam = dr._rows_by_family([_sweep(t)], [_verdicts({(512, 8192, 8192): {old: [7.0, 7.0], new: [9.0, 9.0],
+                                                                           other: [8.0, 8.0]}})])
+    row = next(us for *_, us in next(iter(fam.values()))["rows"])
+    assert row[other] < row[new]  # the successor's own 9.0, not the old 7.0
+
+
 NOACT = "sm90_bf16_t128x256x64_c2x1_coop_noact"  # no activation node: serves activation "none" only
 
 

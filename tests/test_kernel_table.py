@@ -57,6 +57,20 @@ def test_names_unique_and_descriptive():
         assert k.ctas_per_sm == 1 or (k.ctas_per_sm == 2 and k.schedule == "ws"), k.name
 
 
+def test_a_succeeded_kernel_is_retired_and_its_successor_is_the_same_tile_with_fewer_nodes():
+    """kernel_table.SUCCEEDED_BY: the successor has the old build's tile, cluster, schedule, scheduler, family and
+    store path, lacks no node the old one had that a rule could need (no rule names a `_noact`/`_plain` kernel for
+    fused calls), and every rule that named the old build names the successor."""
+    pat = re.compile(r"_(noact|plain)$")
+    rule_kernels = {r.kernel for r in configs.DEFAULT_RULES}
+    for old, new in kt.SUCCEEDED_BY.items():
+        assert old not in kt.KERNEL_IDS and old in kt.RETIRED and new in kt.RETIRED[old], old
+        k = kt.KERNELS[kt.KERNEL_IDS[new]]
+        assert not k.activation and not k.residual and pat.sub("", old) == pat.sub("", new), (old, new)
+        assert old not in rule_kernels and new in rule_kernels, (old, new)
+        assert kt.current_name(old) == new and kt.current_name(new) == new
+
+
 def test_two_per_sm_template_and_refusals():
     gen = _generator()
     two = [k for k in kt.KERNELS if k.ctas_per_sm == 2]

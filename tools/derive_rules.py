@@ -46,6 +46,8 @@ behind the winner. A kernel the A/B did not time keeps its sweep time, so one ad
 can still take the row (the next `bench.ab --against` decides it); a retired contender drops out of
 the verdict. A sweep's single round ranks kernels within a few percent by chance; the A/B's
 alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks lost theirs).
+A kernel succeeded by a leaner build of its tile (kernel_table.SUCCEEDED_BY) counts as its successor in every input
+that did not time the successor itself.
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
 """
@@ -179,8 +181,12 @@ def apply_ab(fams: Dict[Tuple[str, str], dict], ab: dict) -> List[str]:
     ep, where, notes = epilogue_class(ab), ab.get("path", "an A/B file"), []
     for row in ab["rows"]:
         med: Dict[str, float] = {}
+        timed = {launch.partition("+")[0] for launch in row["us_rounds"]}
         for launch, ts in row["us_rounds"].items():  # "+pdl": how it was launched; PDL itself is --pdl's to decide
             name = launch.partition("+")[0]
+            if kt.current_name(name) in timed and name in kt.SUCCEEDED_BY:  # the successor's own time stands
+                continue
+            name = kt.current_name(name)
             med[name] = min(med.get(name, math.inf), statistics.median(ts))
         shape = (row["m"], row["n"], row["k"])
         retired = sorted(name for name in med if name in kt.RETIRED)
@@ -229,7 +235,10 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
         # kernels whose code changed after the sweep timed them (e.g. a build flag): their old times are skipped
         not_kept = {**not_kept, **sw.get("superseded", {})}
         for row in sw["rows"]:
-            us = {name: t for name, t in row["us"].items() if t is not None and t > 0}
+            us = {name: t for name, t in row["us"].items() if t is not None and t > 0 and name not in not_kept}
+            # a succeeded kernel's time counts for its successor where the row did not time the successor
+            us = {kt.current_name(name): t for name, t in us.items()
+                  if not (name in kt.SUCCEEDED_BY and kt.current_name(name) in us)}
             by_label: Dict[str, Dict[str, float]] = {}
             for name, t in us.items():
                 if name in kt.RETIRED or name in not_kept:  # measured, not compiled (RETIRED / not_kept say why)
@@ -341,7 +350,8 @@ def pdl_samples(folder: str) -> List[Tuple[str, str, int, int, int, str, float]]
                 o = on_rows.get((r["m"], r["n"], r["k"]))
                 if o is None or o["kernel"] != r["kernel"] or r["ours"].get("status") != "ok" or o["ours"].get("status") != "ok":
                     continue
-                out.append((off[4:], ep, r["m"], r["n"], r["k"], r["kernel"], o["ours"]["us"] / r["ours"]["us"]))
+                out.append((off[4:], ep, r["m"], r["n"], r["k"], kt.current_name(r["kernel"]),
+                            o["ours"]["us"] / r["ours"]["us"]))
     return out
 
 

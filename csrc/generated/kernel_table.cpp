@@ -48,9 +48,9 @@ extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact __attribute__((w
 extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab __attribute__((weak));
@@ -161,9 +161,9 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact},
     {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact},
     {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact},
-    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop},
     {"sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab},
@@ -230,7 +230,7 @@ const KernelInfo kKernels[] = {
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
 const int kNumKernels = 110;
-const uint64_t kKernelTableHash = 16184467967149884595ull;
+const uint64_t kKernelTableHash = 18439589931615100802ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -277,9 +277,9 @@ const KernelGrid kKernelGrids[] = {
     {128, 256, false, false},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
     {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
     {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
-    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain
+    {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain
     {128, 128, false, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk
     {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop
     {128, 16, true, false},  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
@@ -391,9 +391,9 @@ const KernelNodes kKernelNodes[] = {
     {false, true},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
     {false, true},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
     {false, true},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
-    {false, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact
-    {false, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact
-    {false, true},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact
+    {false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain
+    {false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain
+    {false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain
     {true, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x1_coop_streamk
     {true, true},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop
     {true, true},  // sm90_e4m3_blockwise_promoted_t128x16x128_c1x1_pingpong_swapab
@@ -500,8 +500,11 @@ const RetiredKernel kRetired[] = {
     {"sm90_bf16_t128x80x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/sweeps/*_m128_s29_1.json, one round at M = 80/96/128 x the llama3_70b (N, K), seven families; per-shape table in bench/results/experiments/s29_m128_ws_sweeps/best.txt): 0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"},
     {"sm90_bf16_t128x64x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/sweeps/*_m128_s29_1.json, one round at M = 80/96/128 x the llama3_70b (N, K), seven families; per-shape table in bench/results/experiments/s29_m128_ws_sweeps/best.txt): 0.57-0.91x the selected kernel at every swept shape"},
     {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab", "named by no rule since session 28, whose two-per-SM 64x16x256 tile with PDL took its last one (fast, N = 10240, M 1-8: bench/results/ab/s28p_*.json); retired in session 29 (the derived rules are the same without it; its promoted twin stays)"},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.993x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.993x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
+    {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.993x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 38;
+const int kNumRetired = 41;
 
 }  // namespace cutlass_gemm

@@ -5,14 +5,14 @@
 
 namespace cutlass_gemm::kernels {
 
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain;
+const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain;
+const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact;
-const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain;
+const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
 extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong;
 const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 160, 128, 2, 1, sm90::Pingpong<true>>::fns;
