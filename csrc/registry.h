@@ -38,8 +38,7 @@ void set_rules(std::vector<Rule> rules);
 // The kernel for a problem (`fused`: its epilogue applies an activation or adds a residual;
 // `activation`: it applies an activation): the first matching rule whose kernel is compiled (and
 // has the activation node when the call needs it, the residual node when a fused call does), else the first such
-// kernel of the family in
-// table order; -1 when the build has none for the family. `pdl` (if given): the matching rule's
+// kernel of the family in table order; -1 when the build has none for the family. `pdl` (if given): the matching rule's
 // launch flag (false for the family fallback).
 int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, bool activation, bool* pdl = nullptr);
 
@@ -78,8 +77,8 @@ struct KernelGrid {
 extern const KernelGrid kKernelGrids[];
 
 // The nodes of a kernel's epilogue, in kKernels' order (generated from kernel_table.Kernel.activation and
-// .residual). Without the run-time activation node a kernel serves activation "none" only; without the residual
-// (CUTLASS's source C) node, which it is built only without the activation node (tools/generate.py), plain calls.
+// .residual). Without the run-time activation node a kernel serves activation "none" only. Without the residual node
+// (CUTLASS's source C; built only without the activation node, tools/generate.py) it serves plain calls only.
 struct KernelNodes {
   bool activation, residual;
 };
