@@ -9,8 +9,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/../../../.."
 : "${OUT:?run on the device (OUT unset)}"
-XA=$(cd "${XA:?set XA to the copy of main's subset build}" && pwd)
-XB=$(cd "${XB:?set XB to the copy of the candidate's subset build}" && pwd)
+XA=$(cd "${XA:?set XA to the copy of the subset build of main}" && pwd)
+XB=$(cd "${XB:?set XB to the copy of the subset build of the candidate}" && pwd)
 R=$OUT/r; mkdir -p $R
 in_copy() { local x=$1; shift; (cd $x && CUTLASS_GEMM_COMMIT=$(cat $x/.commit) PYTHONPATH=. "$@"); }
 in_copy $XB timeout 120 python -m pytest tests/test_gpu_fp8.py -q -p no:cacheprovider -k "coop_plain" > $R/tests.txt 2>&1
