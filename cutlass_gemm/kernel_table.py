@@ -70,7 +70,8 @@ class Kernel:
     scheduler: str = "persistent"
     activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
     # False (with activation False: `_plain`): no residual (CUTLASS's source C) in the epilogue either, so calls with
-    # neither serve; its epilogue drops the beta * C node's per-element work that runs even when C is not loaded.
+    # neither serve; its epilogue drops the beta * C node's per-element work that runs even when C is not loaded (FP8
+    # scaled ones, Normal orientation, also add a bias of either dtype with one node: common.cuh RowBiasEither).
     residual: bool = True
     ctas_per_sm: int = 1  # ws only: 2 sizes the stages to half an SM's shared memory, two CTAs resident per SM
     stores: int = 0  # SM90 TMA epilogue subtile stores in flight; 0: CUTLASS's builder's min(subtiles, 2)
@@ -242,8 +243,10 @@ def _sm90_no_activation() -> List[Kernel]:
     1024^3 7.5 -> 6.9. FP8: the kernels the FP8 plain rules picked at M >= 256; one sweep each (session 13):
     promoted 128x128 c2x1 coop 2048x10240x8192 row 1.070x, fast 128x128 c1x2 ping-pong 2048^3 1.13x,
     fast 128x256 c2x1 coop 1.02-1.09x at 4096^3 and up; each wins some shapes of the sweeps.
-    The three promoted 128x128 coop tiles are `_plain` since session 39 (SUCCEEDED_BY); the bf16 and fast FP8 twins
-    were no faster (H100 K scans: bf16 128x256 / 256x128 0.998-1.006x / 1.021-1.029x, fast 128x256 0.993-1.017x)."""
+    The three promoted 128x128 coop tiles are `_plain` since session 39 (SUCCEEDED_BY), with one bias node since
+    session 40 (H200: 0.970-0.996x the two-node build's time, experiments/s39_one_bias); the bf16 and fast FP8 twins
+    were no faster with two bias nodes (H100 K scans: bf16 128x256 / 256x128 0.998-1.006x / 1.021-1.029x, fast
+    128x256 0.993-1.017x)."""
     bf16 = dict(arch=90, a="bf16", b="bf16", out="bf16", activation=False)
     fp8 = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", activation=False)
     return [

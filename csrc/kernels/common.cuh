@@ -109,26 +109,6 @@ using EpilogueTail = cute::conditional_t<kRes,
         X,
         typename Orient::template PerN<TileShape, float>>>;
 
-template <class TileShape, class ElementD, class Orient = Normal>
-using BiasD = typename Orient::template PerN<TileShape, ElementD>;  // bias_d [N]
-
-// X = alpha * acc + bias_d (16-bit GEMM; blockwise FP8, whose scales act in the mainloop)
-template <class TileShape, class ElementD, class Orient = Normal>
-using AlphaX = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, float, float, kRound>,
-    fusion::Sm90ScalarBroadcast<float>,  // alpha
-    fusion::Sm90AccFetch,                // acc
-    BiasD<TileShape, ElementD, Orient>>;
-
-// X = (scale_a * acc) * scale_b + bias_d (FP8): scale_a per row of a (or per-tensor), scale_b per
-// column of b^T (or per-tensor).
-template <class TileShape, class ElementD, class Orient = Normal>
-using ScaledX = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, float, float, kRound>,
-    fusion::Sm90EVT<fusion::Sm90Compute<cutlass::multiplies, float, float, kRound>,
-        typename Orient::template PerMOrScalar<TileShape>,  // scale_a [M] or [1]
-        fusion::Sm90AccFetch>,
-    typename Orient::template PerNOrScalar<TileShape>,      // scale_b [N] or [1]
-    BiasD<TileShape, ElementD, Orient>>;
-
 template <class ElementD>
 struct BiasPtrs {
   const ElementD* d = nullptr;
@@ -143,11 +123,121 @@ BiasPtrs<ElementD> split_bias(const GemmParams& p, DType out) {
   return b;
 }
 
+template <class TileShape, class ElementD, class Orient = Normal>
+using BiasD = typename Orient::template PerN<TileShape, ElementD>;  // bias_d [N]
+
+// One per-N bias node for either bias dtype, chosen per call: bias_d (the output dtype) or float32, loaded into one
+// float32 shared-memory row. A `_plain` kernel (Normal orientation) adds its bias with it in X's multiply-add, where
+// the pair bias_d (in X) + bias_f32 (the tail's add) ran two broadcasts and an add per element. The base node
+// sees the bias as a float32 row at the same address: its per-thread element offsets index either dtype.
+template <class TileShape, class ElementD>
+struct RowBiasEither : fusion::Sm90RowBroadcast<0, TileShape, float, float> {
+  using Base = fusion::Sm90RowBroadcast<0, TileShape, float, float>;
+  using SharedStorage = typename Base::SharedStorage;
+  struct Arguments {
+    const ElementD* ptr_d = nullptr;  // at most one of the two is set
+    const float* ptr_f32 = nullptr;
+  };
+  struct Params {
+    typename Base::Params base;
+    const ElementD* ptr_d;
+  };
+
+  template <class ProblemShape>
+  static constexpr Params to_underlying_arguments(ProblemShape const&, Arguments const& a, void*) {
+    return {{a.ptr_d != nullptr ? reinterpret_cast<const float*>(a.ptr_d) : a.ptr_f32, 0.0f, {}}, a.ptr_d};
+  }
+  template <class ProblemShape>
+  static bool can_implement(ProblemShape const&, Arguments const& a) {
+    return a.ptr_d == nullptr || a.ptr_f32 == nullptr;
+  }
+  template <class ProblemShape>
+  static size_t get_workspace_size(ProblemShape const&, Arguments const&) { return 0; }
+  template <class ProblemShape>
+  static cutlass::Status initialize_workspace(ProblemShape const&, Arguments const&, void*, cudaStream_t,
+                                              cutlass::CudaHostAdapter* = nullptr) {
+    return cutlass::Status::kSuccess;
+  }
+
+  CUTLASS_HOST_DEVICE RowBiasEither() {}
+  CUTLASS_HOST_DEVICE RowBiasEither(Params const& p, SharedStorage const& s) : Base(p.base, s), ptr_d(p.ptr_d) {}
+  const ElementD* ptr_d = nullptr;
+
+  // The base node's callbacks, with a converting gmem -> smem fill when the bias is in the output dtype.
+  template <class Callbacks>
+  struct EitherCallbacks : Callbacks {
+    const ElementD* ptr_d;
+    CUTLASS_DEVICE EitherCallbacks(Callbacks const& cb, const ElementD* d) : Callbacks(cb), ptr_d(d) {}
+    CUTLASS_DEVICE void begin() {
+      if (ptr_d == nullptr) {
+        Callbacks::begin();
+        return;
+      }
+      Tensor g = filter_zeros(this->tGS_gRow);
+      Tensor sm = filter_zeros(this->tGS_sRow);
+      Tensor c = filter_zeros(this->tGS_cRow, this->tGS_gRow.stride());
+      const float* base = reinterpret_cast<const float*>(ptr_d);
+      for (int i = 0; i < size(g); ++i) {
+        if (get<1>(c(i)) >= size<1>(TileShape{})) continue;  // past the tile's smem row
+        const bool in = elem_less(c(i), this->residue_cRow);
+        sm(i) = in ? static_cast<float>(ptr_d[raw_pointer_cast(&g(i)) - base]) : 0.0f;
+      }
+    }
+  };
+
+  template <bool ReferenceSrc, class... Args>
+  CUTLASS_DEVICE auto get_consumer_store_callbacks(fusion::detail::ConsumerStoreArgs<Args...> const& args) {
+    auto cb = Base::template get_consumer_store_callbacks<ReferenceSrc>(args);
+    return EitherCallbacks<decltype(cb)>(cb, ptr_d);
+  }
+};
+
+// X's bias: bias_d alone, or (kOneBias: a `_plain` kernel of Normal orientation) RowBiasEither.
+template <class TileShape, class ElementD, class Orient, bool kOneBias>
+using XBias = cute::conditional_t<kOneBias, RowBiasEither<TileShape, ElementD>, BiasD<TileShape, ElementD, Orient>>;
+
+template <class Node>
+struct IsBiasEither : std::false_type {};
+template <class TileShape, class ElementD>
+struct IsBiasEither<RowBiasEither<TileShape, ElementD>> : std::true_type {};
+
+template <class Node, class ElementD>
+typename Node::Arguments x_bias_args(const BiasPtrs<ElementD>& b) {
+  if constexpr (IsBiasEither<Node>::value)
+    return {b.d, b.f32};
+  else
+    return {b.d, ElementD(0), {}};
+}
+
+// X = alpha * acc + bias_d (16-bit GEMM; blockwise FP8, whose scales act in the mainloop). kOneBias: X is the whole
+// tree (D = alpha * acc + bias, either dtype; the output dtype at its root).
+template <class TileShape, class ElementD, class Orient = Normal, bool kOneBias = false>
+using AlphaX = fusion::Sm90EVT<
+    fusion::Sm90Compute<cutlass::homogeneous_multiply_add, cute::conditional_t<kOneBias, ElementD, float>, float,
+                        kRound>,
+    fusion::Sm90ScalarBroadcast<float>,  // alpha
+    fusion::Sm90AccFetch,                // acc
+    XBias<TileShape, ElementD, Orient, kOneBias>>;
+
+// X = (scale_a * acc) * scale_b + bias_d (FP8): scale_a per row of a (or per-tensor), scale_b per
+// column of b^T (or per-tensor). kOneBias: as AlphaX's.
+template <class TileShape, class ElementD, class Orient = Normal, bool kOneBias = false>
+using ScaledX = fusion::Sm90EVT<
+    fusion::Sm90Compute<cutlass::homogeneous_multiply_add, cute::conditional_t<kOneBias, ElementD, float>, float,
+                        kRound>,
+    fusion::Sm90EVT<fusion::Sm90Compute<cutlass::multiplies, float, float, kRound>,
+        typename Orient::template PerMOrScalar<TileShape>,  // scale_a [M] or [1]
+        fusion::Sm90AccFetch>,
+    typename Orient::template PerNOrScalar<TileShape>,      // scale_b [N] or [1]
+    XBias<TileShape, ElementD, Orient, kOneBias>>;
+
 // Arguments of EpilogueTail<..., X, Orient, kAct, kRes> around X's arguments (the brace tree mirrors the type tree).
 template <class Tree, class X, bool kAct = true, bool kRes = true>
 typename Tree::Arguments tail_args(const GemmParams& p, const float* bias_f32, typename X::Arguments const& x) {
   const float beta = p.residual != nullptr ? p.beta : 0.0f;
-  if constexpr (!kRes)
+  if constexpr (std::is_same_v<Tree, X>)
+    return x;  // a `_plain` kernel with one bias node: X is the tree
+  else if constexpr (!kRes)
     return {x, {bias_f32, 0.0f, {}}, {}};  // D = X + bias_f32
   else if constexpr (kAct)
     return {{{beta}},                                       // beta
@@ -428,10 +518,10 @@ typename cutlass::gemm::device::GemmUniversalAdapter<Kernel>::Arguments gemm_arg
   return args;
 }
 
-// Arguments of AlphaX: alpha * acc + bias_d.
-template <class X, class ElementD>
+// Arguments of AlphaX: alpha * acc + bias_d (or the one bias of either dtype).
+template <class X, class Bias, class ElementD>
 typename X::Arguments alpha_x_args(const GemmParams& p, const BiasPtrs<ElementD>& bias) {
-  return {{{p.alpha}}, {}, {bias.d, ElementD(0), {}}, {}};
+  return {{{p.alpha}}, {}, x_bias_args<Bias>(bias), {}};
 }
 
 }  // namespace cutlass_gemm::kernels

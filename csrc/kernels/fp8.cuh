@@ -39,9 +39,11 @@ struct ScaledGemm {
   using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
-  using X = ScaledX<CtaTile, ElementD, Orient>;                      // scale_a * acc * scale_b + bias_d
   static constexpr bool kAct = kAct_, kRes = kRes_;
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>;
+  static constexpr bool kOneBias = !kRes && !Orient::kSwap;         // `_plain`: X is the tree (RowBiasEither)
+  using X = ScaledX<CtaTile, ElementD, Orient, kOneBias>;            // scale_a * acc * scale_b + bias_d
+  using XB = XBias<CtaTile, ElementD, Orient, kOneBias>;             // X's bias node
+  using Tree = cute::conditional_t<kOneBias, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>>;
   using CollectiveEpilogue =
       CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
@@ -61,7 +63,7 @@ struct ScaledGemm {
     typename X::Arguments x{
         {{p.scale_a, 0.0f, Orient::per_m(row_a)}, {}, {}},           // scale_a * acc
         {p.scale_b, 0.0f, Orient::per_n(col_b)},                     // scale_b
-        {bias.d, ElementD(0), {}},                                   // bias_d
+        x_bias_args<XB>(bias),                                       // bias_d (or either dtype)
         {}};
     args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, x);
     if constexpr (IsPromotedFp8<typename CollectiveMainloop::DispatchPolicy>::value) {
@@ -104,9 +106,13 @@ struct BlockwiseGemm {
   using ScaleConfig = typename BlockScalesFor<Schedule, Orient>::type;
   using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());       // the mainloop's A scales (b's if swapped)
   using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
-  using X = AlphaX<CtaTile, ElementD, Orient>;                       // acc + bias_d (alpha = 1)
   static constexpr bool kAct = kAct_, kRes = kRes_;
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>;
+  // Two bias nodes here: one (s40, H200) sped K = 512 up 3-8% but slowed 4096x7168x16384 1.5-3% (its mainloop
+  // scheduled otherwise), a wash in time over deepseek_v3 (bench/results/experiments/s39_one_bias/results_s40).
+  static constexpr bool kOneBias = false;
+  using X = AlphaX<CtaTile, ElementD, Orient, kOneBias>;             // acc + bias_d (alpha = 1)
+  using XB = XBias<CtaTile, ElementD, Orient, kOneBias>;             // X's bias node
+  using Tree = cute::conditional_t<kOneBias, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>>;
   using CollectiveEpilogue =
       CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using CollectiveMainloop =
@@ -135,7 +141,7 @@ struct BlockwiseGemm {
       args = gemm_args<Kernel, ElementA, ElementA, ElementD>(p, p.scale_a, LayoutSFA(rows_a), p.scale_b,
                                                              LayoutSFB(blocks_b));
     auto bias = split_bias<ElementD>(p, kOut);
-    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, alpha_x_args<X>(p, bias));
+    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, alpha_x_args<X, XB>(p, bias));
     return args;
   }
 

@@ -22,9 +22,11 @@ struct Gemm16 {
   using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
-  using X = AlphaX<CtaTile, ElementD, Orient>;                       // alpha * acc + bias_d
   static constexpr bool kAct = kAct_, kRes = kRes_;
-  using Tree = EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>;
+  static constexpr bool kOneBias = !kRes && !Orient::kSwap;         // `_plain`: X is the tree (RowBiasEither)
+  using X = AlphaX<CtaTile, ElementD, Orient, kOneBias>;             // alpha * acc + bias_d
+  using XB = XBias<CtaTile, ElementD, Orient, kOneBias>;             // X's bias node
+  using Tree = cute::conditional_t<kOneBias, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>>;
   using CollectiveEpilogue =
       CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using CollectiveMainloop =
@@ -38,7 +40,7 @@ struct Gemm16 {
   static typename Adapter::Arguments make_args(const GemmParams& p) {
     auto args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p);
     auto bias = split_bias<ElementD>(p, kOut);
-    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, alpha_x_args<X>(p, bias));
+    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, alpha_x_args<X, XB>(p, bias));
     return args;
   }
 
