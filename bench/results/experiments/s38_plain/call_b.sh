@@ -10,11 +10,7 @@ S36=$HERE/../s36_store_stages
 cd "${X:?set X to the copy of the subset build}"
 export PYTHONPATH=. CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:-$(cat ../.commit 2>/dev/null || echo unknown)}
 R=$OUT/r; mkdir -p $R
-python -c "
-from cutlass_gemm import configs, kernel_table as kt
-want = {k.name for k in kt._sm90_plain_twins()} | {k.name[:-len('_plain')] + '_noact' for k in kt._sm90_plain_twins()}
-missing = want - set(configs.compiled_kernels())
-assert not missing, sorted(missing)" \
+python $HERE/require_twins.py _sm90_plain_twins \
   || { echo "X=$X: expected the subset build of candidates.patch (the _plain twins and their _noact kernels); see README"; exit 2; }
 timeout 200 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider \
   -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (coop_plain or coop_noact)" > $R/tests.txt 2>&1
