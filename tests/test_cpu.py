@@ -278,7 +278,8 @@ def test_plain_kernels_serve_calls_with_neither_activation_nor_residual(scale):
     # blockwise: [M, K/128], [N/128, K/128]; else per-row and per-column
     sa, sb = (torch.ones(4, 2), torch.ones(1, 2)) if scale == "blockwise" else (torch.ones(4, 1), torch.ones(128, 1))
     with pytest.raises(RuntimeError, match=f"config '{plain.name}' has no residual in its epilogue; expected residual=None"):
-        cutlass_gemm.scaled_mm(a, b, sa, sb, residual=torch.zeros(4, 128, dtype=torch.bfloat16), config=plain.name)
+        cutlass_gemm.scaled_mm(a, b, sa, sb, residual=torch.zeros(4, 128, dtype=torch.bfloat16), config=plain.name,
+                               accumulate="fast" if plain.accum == "fast" else "accurate")
 
 
 def test_configs_file_roundtrip(tmp_path):

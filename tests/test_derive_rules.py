@@ -89,7 +89,7 @@ def test_a_winner_keeps_no_m_past_its_tile_extent():
     assert _ladder({64: ws64, 160: p64}) == [(ws64, (1, 101)), (p64, (102, None))]
     # only from one row: a 64-row tile timed in two rows at M = 128 keeps the midpoint before the 128-row tile timed at
     # M = 256 (at N = 5120-18944, M = 160, the 64-row tile's three rows beat a 128-row tile's two by 1.15-1.6x)
-    big128 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact"
+    big128 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain"
     assert _ladder({128: p64, 256: big128}) == [(p64, (1, 181)), (big128, (182, None))]
 
 
@@ -100,7 +100,7 @@ def test_the_extent_is_one_cluster_row_of_tiles():
     the 2x1 128x128 ping-pong timed at M = 256 ran a second cluster row at 257-362 (2.1-2.4x at 272-340 x 57344x8192)."""
     cs96 = "sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab"
     cs112 = "sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop_swapab"
-    pp2x1 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact"
+    pp2x1 = "sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain"
     coop256 = "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop"
     pp64 = "sm90_e4m3_scaled_fast_t64x160x128_c2x1_pingpong"
     assert [dr.kt.m_rows(n) for n in (cs96, pp2x1, pp64)] == [(96, 192), (128, 256), (64, 128)]

@@ -45,9 +45,9 @@ extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_noact __attribute__((w
 extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop_noact __attribute__((weak));
 extern const KernelFns sm90_bf16_t64x256x64_c2x1_pingpong_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain __attribute__((weak));
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain __attribute__((weak));
@@ -158,9 +158,9 @@ const KernelInfo kKernels[] = {
     {"sm90_bf16_t128x256x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t128x256x64_c2x1_coop_noact},
     {"sm90_bf16_t256x128x64_c2x1_coop_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t256x128x64_c2x1_coop_noact},
     {"sm90_bf16_t64x256x64_c2x1_pingpong_noact", 90, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm90_bf16_t64x256x64_c2x1_pingpong_noact},
-    {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact},
-    {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact},
-    {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact},
+    {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain},
@@ -230,7 +230,7 @@ const KernelInfo kKernels[] = {
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
 const int kNumKernels = 110;
-const uint64_t kKernelTableHash = 18439589931615100802ull;
+const uint64_t kKernelTableHash = 17319973549343017181ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -274,9 +274,9 @@ const KernelGrid kKernelGrids[] = {
     {128, 256, false, false},  // sm90_bf16_t128x256x64_c2x1_coop_noact
     {256, 128, false, false},  // sm90_bf16_t256x128x64_c2x1_coop_noact
     {64, 256, false, false},  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
-    {128, 256, false, false},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
-    {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
-    {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
+    {128, 256, false, false},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain
+    {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain
+    {128, 128, false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain
     {128, 128, false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain
@@ -388,9 +388,9 @@ const KernelNodes kKernelNodes[] = {
     {false, true},  // sm90_bf16_t128x256x64_c2x1_coop_noact
     {false, true},  // sm90_bf16_t256x128x64_c2x1_coop_noact
     {false, true},  // sm90_bf16_t64x256x64_c2x1_pingpong_noact
-    {false, true},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact
-    {false, true},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact
-    {false, true},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact
+    {false, false},  // sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain
+    {false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain
+    {false, false},  // sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain
     {false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain
     {false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain
     {false, false},  // sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain
@@ -503,8 +503,11 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.998x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.998x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c1x2_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.998x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
+    {"sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact", "succeeded by 'sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain' in session 41: its `_plain` twin with one bias node took 0.958-0.984x its time (geomeans of 4 K scans: tensor fast plain and row fast + bias, M = 2048 / 4096 x N = 8192, K = 1024-8192, plus 1024^3 / 2048^3 / 4096^3; 2 rounds each; 0.89-0.97x at 1024^3); measured on an H100 (session 41 asked for an H200 and got an H100): bench/results/experiments/s40_plain_twins/results_s41"},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact", "succeeded by 'sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain' in session 41: its `_plain` twin with one bias node took 0.971-1.001x its time (geomeans of 4 K scans: tensor fast plain and row fast + bias, M = 2048 / 4096 x N = 8192, K = 1024-8192, plus 1024^3 / 2048^3 / 4096^3; 2 rounds each; 0.89-0.97x at 1024^3); measured on an H100 (session 41 asked for an H200 and got an H100): bench/results/experiments/s40_plain_twins/results_s41"},
+    {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact", "succeeded by 'sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain' in session 41: its `_plain` twin with one bias node took 0.977-0.991x its time (geomeans of 4 K scans: tensor fast plain and row fast + bias, M = 2048 / 4096 x N = 8192, K = 1024-8192, plus 1024^3 / 2048^3 / 4096^3; 2 rounds each; 0.89-0.97x at 1024^3); measured on an H100 (session 41 asked for an H200 and got an H100): bench/results/experiments/s40_plain_twins/results_s41"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 41;
+const int kNumRetired = 44;
 
 }  // namespace cutlass_gemm

@@ -14,13 +14,13 @@ const KernelFns sm90_e4m3_scaled_fast_t128x16x128_c1x1_pingpong_swapab = ScaledG
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop;
 const KernelFns sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Coop<false>>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact;
-const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 256, 128, 2, 1, sm90::Coop<true>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain;
+const KernelFns sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop_plain = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 256, 128, 2, 1, sm90::Coop<true>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact;
-const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 2, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain;
+const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong_plain = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 1, 2, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact;
-const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
+extern const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain;
+const KernelFns sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 128, 128, 2, 1, sm90::Pingpong<true>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
 }  // namespace cutlass_gemm::kernels
