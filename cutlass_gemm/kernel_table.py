@@ -75,6 +75,9 @@ class Kernel:
     residual: bool = True
     ctas_per_sm: int = 1  # ws only: 2 sizes the stages to half an SM's shared memory, two CTAs resident per SM
     stores: int = 0  # SM90 TMA epilogue subtile stores in flight; 0: CUTLASS's builder's min(subtiles, 2)
+    # SM90 coop / ping-pong mainloop stages; 0: as many as fit beside the epilogue (a `_plain` epilogue's smaller
+    # shared memory gives its mainloop more than its `_noact` twin's: set it to compare the epilogues alone)
+    stages: int = 0
 
     @property
     def name(self) -> str:
@@ -98,6 +101,8 @@ class Kernel:
             parts.append("noact" if self.residual else "plain")
         if self.stores:
             parts.append(f"sd{self.stores}")
+        if self.stages:
+            parts.append(f"st{self.stages}")
         if self.ctas_per_sm != 1:
             parts.append(f"{self.ctas_per_sm}persm")
         return "_".join(parts)

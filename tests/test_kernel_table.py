@@ -41,7 +41,7 @@ def test_names_unique_and_descriptive():
     names = [k.name for k in kt.KERNELS]
     assert len(set(names)) == len(names)
     for k in kt.KERNELS:
-        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact|_plain)?(_sd\d)?(_2persm)?", k.name), k.name
+        assert re.fullmatch(r"sm(90|100)_[a-z0-9x]+(_\w+)*_t\d+x\d+x\d+_c\d+x\d+_(coop|pingpong|ws|1sm|2sm)(_swapab)?(_streamk)?(_noact|_plain)?(_sd\d)?(_st\d+)?(_2persm)?", k.name), k.name
         assert k.a in kt.DTYPES and k.b in kt.DTYPES and k.out in kt.DTYPES
         assert k.scale in kt.SCALE_MODES and k.accum in kt.ACCUMS
         assert k.schedule in kt.SCHEDULES and k.scheduler in kt.SCHEDULERS
@@ -49,6 +49,7 @@ def test_names_unique_and_descriptive():
         # no residual node: built only without the activation node and with CUTLASS's stores (tools/generate.py)
         assert k.residual or (not k.activation and k.stores == 0), k.name
         assert k.stores == 0 or (k.arch == 90 and k.schedule in ("coop", "pingpong") and 3 <= k.stores <= 8), k.name
+        assert k.stages == 0 or (k.arch == 90 and k.schedule in ("coop", "pingpong") and 2 <= k.stages <= 16), k.name
         if k.arch == 90 and k.schedule == "coop":
             assert k.tile[0] >= 128, f"{k.name}: cooperative needs a 128-row tile"
         if k.schedule == "ws":  # CUTLASS's non-persistent kernel takes no stream-K scheduler; SM90 only
@@ -110,6 +111,27 @@ def test_stores_template_and_refusals():
     for count in (1, 2, 9):
         with pytest.raises(ValueError, match=f"expected stores 0 .* or 3-8 .* got {count}"):
             gen.kernel_type(dataclasses.replace(base, stores=count))
+
+
+def test_stages_template_and_refusals():
+    """The fixed-stages knob: a `_stN` name and the schedule's second argument (the other template arguments as
+    before); a kernel without it keeps its instantiation; SM100, ws and a count outside 2-16 are refused."""
+    gen = _generator()
+    for schedule, tag in (("pingpong", "Pingpong"), ("coop", "Coop")):
+        base = next(k for k in kt.KERNELS if (k.arch, k.scale, k.schedule, k.activation, k.stages)
+                    == (90, "none", schedule, False, 0) and k.residual)
+        st8 = dataclasses.replace(base, residual=False, stages=8)
+        assert st8.name == base.name.replace("_noact", "_plain") + "_st8"
+        typ = gen.kernel_type(st8)
+        assert f"sm90::{tag}<false, 8>" in typ and typ.endswith(", false, 0, false>"), typ
+        assert gen.kernel_type(base) == gen.kernel_type(dataclasses.replace(base, stages=0))
+        assert f"sm90::{tag}<false>" in gen.kernel_type(base)
+    ws = next(k for k in kt.KERNELS if k.schedule == "ws")
+    sm100 = next(k for k in kt.KERNELS if k.arch == 100)
+    for bad in (dataclasses.replace(ws, stages=4), dataclasses.replace(sm100, stages=4),
+                dataclasses.replace(base, stages=1), dataclasses.replace(base, stages=17)):
+        with pytest.raises(NotImplementedError, match="fixed stage count is built for SM90 cooperative and ping-pong"):
+            gen.kernel_type(bad)
 
 
 def test_every_kernel_has_a_template():

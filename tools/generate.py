@@ -65,7 +65,8 @@ def kernel_type(k) -> str:
     m, n, kk = k.tile
     if k.arch == 90:
         fast = "true" if k.accum == "fast" else "false"
-        sched = {"coop": f"sm90::Coop<{fast}>", "pingpong": f"sm90::Pingpong<{fast}>", "ws": f"sm90::Ws<{fast}>" if k.ctas_per_sm == 1 else f"sm90::Ws<{fast}, {k.ctas_per_sm}>"}[k.schedule]
+        st = f", {k.stages}" if k.stages else ""
+        sched = {"coop": f"sm90::Coop<{fast}{st}>", "pingpong": f"sm90::Pingpong<{fast}{st}>", "ws": f"sm90::Ws<{fast}>" if k.ctas_per_sm == 1 else f"sm90::Ws<{fast}, {k.ctas_per_sm}>"}[k.schedule]
     elif k.arch == 100:
         sched = {"1sm": "sm100::OneSm", "2sm": "sm100::TwoSm"}[k.schedule]
     else:
@@ -81,6 +82,9 @@ def kernel_type(k) -> str:
     if k.swap_ab and k.scale == "blockwise" and k.tile[0] % 128:
         raise NotImplementedError(f"{k.name}: a swapped blockwise tile's first extent (N) must be a multiple of "
                                   "b's 128-row scale blocks")
+    if k.stages and (k.arch != 90 or k.schedule not in ("coop", "pingpong") or not 2 <= k.stages <= 16):
+        raise NotImplementedError(f"{k.name}: a fixed stage count is built for SM90 cooperative and ping-pong kernels, "
+                                  f"2-16 stages, got {k.stages}")
     if k.stores and not 3 <= k.stores <= 8:
         raise ValueError(f"{k.name}: expected stores 0 (CUTLASS's choice, at most 2) or 3-8 (more buffers than 8 take "
                          f"the mainloop's stages), got {k.stores}")

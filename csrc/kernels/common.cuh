@@ -381,18 +381,26 @@ struct CtasPerSm<Schedule, std::void_t<decltype(Schedule::kCtasPerSm)>> : std::i
 // Shared memory one of `n` co-resident CTAs may use on an SM90 SM (228 KB, 1 KB reserved per CTA).
 constexpr int sm90_smem_per_cta(int n) { return (228 * 1024 - n * 1024) / n; }
 
+// Mainloop stages a schedule fixes (sm90::Coop / Pingpong<Fast, N>); 0: as many as fit (the carveout below).
+template <class Schedule, class = void>
+struct StagesOf : std::integral_constant<int, 0> {};
+template <class Schedule>
+struct StagesOf<Schedule, std::void_t<decltype(Schedule::kStages)>> : std::integral_constant<int, Schedule::kStages> {};
+
 // The mainloop collective (FP32 accumulation) with the stages left after the epilogue's shared memory, in
-// the whole of an SM's opt-in shared memory or, with CtasPerSm = 2, in half an SM's.
+// the whole of an SM's opt-in shared memory or, with CtasPerSm = 2, in half an SM's; Stages_ > 0: exactly that many.
 template <class ElementA, class LayoutA, int AlignA, class ElementB, class LayoutB, int AlignB, class MmaTile,
-          class ClusterShape, class CollectiveEpilogue, class Arch, class KernelSchedule, int CtasPerSm_ = 1>
+          class ClusterShape, class CollectiveEpilogue, class Arch, class KernelSchedule, int CtasPerSm_ = 1,
+          int Stages_ = 0>
 using CollectiveMainloopFor = typename cutlass::gemm::collective::CollectiveBuilder<
     Arch, cutlass::arch::OpClassTensorOp,
     ElementA, LayoutA, AlignA,
     ElementB, LayoutB, AlignB,
     float,
     MmaTile, ClusterShape,
-    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage)) +
-        (CtasPerSm_ > 1 ? cutlass::gemm::collective::detail::sm90_smem_capacity_bytes - sm90_smem_per_cta(CtasPerSm_) : 0)>,
+    cute::conditional_t<(Stages_ > 0), cutlass::gemm::collective::StageCount<(Stages_ > 0 ? Stages_ : 1)>,
+        cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage)) +
+            (CtasPerSm_ > 1 ? cutlass::gemm::collective::detail::sm90_smem_capacity_bytes - sm90_smem_per_cta(CtasPerSm_) : 0)>>,
     KernelSchedule>::CollectiveOp;
 
 // Stream-K tile scheduler tag: CUTLASS's SM90 stream-K scheduler (default arguments: deterministic

@@ -52,7 +52,8 @@ struct ScaledGemm {
       CollectiveMainloopFor<MmaA, cutlass::layout::RowMajor, 16,     // A [M,K] (FP8: 16 elements = 16 bytes)
                             MmaB, cutlass::layout::ColumnMajor, 16,  // B [N,K]
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Mainloop, CtasPerSm<Schedule>::value>;
+                            typename Schedule::Mainloop, CtasPerSm<Schedule>::value,
+                            StagesOf<Schedule>::value>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler, CtasPerSm<Schedule>::value>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
@@ -119,7 +120,7 @@ struct BlockwiseGemm {
       CollectiveMainloopFor<ElementA, cute::tuple<cutlass::layout::RowMajor, LayoutSFA>, 16,
                             ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Blockwise>;
+                            typename Schedule::Blockwise, 1, StagesOf<Schedule>::value>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 

@@ -33,7 +33,8 @@ struct Gemm16 {
       CollectiveMainloopFor<ElementA, cutlass::layout::RowMajor, kAlignAB,     // A [M,K] (b if swapped), K contiguous
                             ElementA, cutlass::layout::ColumnMajor, kAlignAB,  // B^T [K,N] col-major = B [N,K] (a)
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Mainloop, CtasPerSm<Schedule>::value>;
+                            typename Schedule::Mainloop, CtasPerSm<Schedule>::value,
+                            StagesOf<Schedule>::value>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler, CtasPerSm<Schedule>::value>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 

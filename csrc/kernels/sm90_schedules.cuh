@@ -10,20 +10,24 @@ namespace cutlass_gemm::kernels::sm90 {
 
 // Mainloop x epilogue schedules. `Fast` selects FP8 fast accumulation; without it FP8 inputs
 // get CUTLASS's promoted mainloop (partial sums moved into FP32 registers every 4 k-blocks).
-template <bool Fast = false>
+// Stages = 0: the mainloop gets the stages that fit beside the epilogue's shared memory (CUTLASS's carveout); N > 0:
+// exactly N, so a `_plain` epilogue's freed shared memory need not change the mainloop (kernel_table.Kernel.stages).
+template <bool Fast = false, int Stages = 0>
 struct Coop {  // two consumer warpgroups share one tile: large tiles, best on big M x N
   using Arch = cutlass::arch::Sm90;
   static constexpr int kCtasPerMma = 1;
+  static constexpr int kStages = Stages;
   using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8FastAccum,
                                        cutlass::gemm::KernelTmaWarpSpecializedCooperative>;
   using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedCooperativeFP8Blockwise;
   using Epilogue = cutlass::epilogue::TmaWarpSpecializedCooperative;
   using BlockScales = cutlass::detail::Sm90BlockwiseScaleConfig<1, 128, 128>;  // 1x128 (a), 128x128 (b)
 };
-template <bool Fast = false>
+template <bool Fast = false, int Stages = 0>
 struct Pingpong {  // consumer warpgroups alternate tiles: one's epilogue hides under the other's MMA
   using Arch = cutlass::arch::Sm90;
   static constexpr int kCtasPerMma = 1;
+  static constexpr int kStages = Stages;
   using Mainloop = cute::conditional_t<Fast, cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8FastAccum,
                                        cutlass::gemm::KernelTmaWarpSpecializedPingpong>;
   using Blockwise = cutlass::gemm::KernelTmaWarpSpecializedPingpongFP8Blockwise;

@@ -1,5 +1,6 @@
-"""`_plain` / `_noact` time per shape from bench.ab JSONs: the ratio of medians over the rounds and the range of the
-per-round ratios (< 1: the `_plain` build is faster).   python summarize.py ab_*.json"""
+"""Each launch of a bench.ab row against the row's first launch: the ratio of medians over the rounds and the range
+of the per-round ratios (< 1: faster than the first).   python summarize.py ab_*.json
+(s41_fast_twins_ab pairs `_noact`,`_plain`; s41_stages names the twin first, then the candidates.)"""
 import json
 import statistics
 import sys
@@ -9,12 +10,13 @@ for path in sys.argv[1:]:
     print(f"{path}: {doc['gpu']}, {doc['case']['title'] if isinstance(doc.get('case'), dict) else doc.get('case')}")
     for row in doc["rows"]:
         rounds = row["us_rounds"]
-        plain = next(n for n in rounds if n.endswith("_plain"))
-        noact = plain[: -len("_plain")] + "_noact"
-        if not rounds.get(plain) or not rounds.get(noact):
-            print(f"  {row['m']}x{row['n']}x{row['k']}: not timed ({row.get('rel_err')})")
-            continue
-        per = [p / q for p, q in zip(rounds[plain], rounds[noact])]
-        med = statistics.median(rounds[plain]) / statistics.median(rounds[noact])
-        print(f"  {row['m']}x{row['n']}x{row['k']} {plain[22:]}: {statistics.median(rounds[noact]):.1f} -> "
-              f"{statistics.median(rounds[plain]):.1f} us, {med:.3f} (rounds {min(per):.3f}-{max(per):.3f})")
+        first, *others = list(rounds)
+        for other in others:
+            if not rounds.get(first) or not rounds.get(other):
+                print(f"  {row['m']}x{row['n']}x{row['k']} {other}: not timed ({row.get('rel_err')})")
+                continue
+            per = [p / q for p, q in zip(rounds[other], rounds[first])]
+            med = statistics.median(rounds[other]) / statistics.median(rounds[first])
+            print(f"  {row['m']}x{row['n']}x{row['k']} {other.split('_t', 1)[1]} vs {first.split('_t', 1)[1]}: "
+                  f"{statistics.median(rounds[first]):.1f} -> {statistics.median(rounds[other]):.1f} us, {med:.3f} "
+                  f"(rounds {min(per):.3f}-{max(per):.3f})")
