@@ -132,6 +132,9 @@ def test_stages_template_and_refusals():
                 dataclasses.replace(base, stages=1), dataclasses.replace(base, stages=17)):
         with pytest.raises(NotImplementedError, match="fixed stage count is built for SM90 cooperative and ping-pong"):
             gen.kernel_type(bad)
+    blockwise = next(k for k in kt.KERNELS if k.scale == "blockwise" and k.arch == 90 and k.schedule == "coop")
+    with pytest.raises(NotImplementedError, match="blockwise mainloop builder sizes its stages from a carveout only"):
+        gen.kernel_type(dataclasses.replace(blockwise, stages=5))
 
 
 def test_every_kernel_has_a_template():

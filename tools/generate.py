@@ -85,6 +85,9 @@ def kernel_type(k) -> str:
     if k.stages and (k.arch != 90 or k.schedule not in ("coop", "pingpong") or not 2 <= k.stages <= 16):
         raise NotImplementedError(f"{k.name}: a fixed stage count is built for SM90 cooperative and ping-pong kernels, "
                                   f"2-16 stages, got {k.stages}")
+    if k.stages and k.scale == "blockwise":
+        raise NotImplementedError(f"{k.name}: CUTLASS 4.2's blockwise mainloop builder sizes its stages from a carveout "
+                                  "only (compute_stage_count_with_blockwise_scale takes no StageCount)")
     if k.stores and not 3 <= k.stores <= 8:
         raise ValueError(f"{k.name}: expected stores 0 (CUTLASS's choice, at most 2) or 3-8 (more buffers than 8 take "
                          f"the mainloop's stages), got {k.stores}")

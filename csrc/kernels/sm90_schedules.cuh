@@ -11,7 +11,8 @@ namespace cutlass_gemm::kernels::sm90 {
 // Mainloop x epilogue schedules. `Fast` selects FP8 fast accumulation; without it FP8 inputs
 // get CUTLASS's promoted mainloop (partial sums moved into FP32 registers every 4 k-blocks).
 // Stages = 0: the mainloop gets the stages that fit beside the epilogue's shared memory (CUTLASS's carveout); N > 0:
-// exactly N, so a `_plain` epilogue's freed shared memory need not change the mainloop (kernel_table.Kernel.stages).
+// exactly N, so a `_plain` epilogue's freed shared memory need not change the mainloop (kernel_table.Kernel.stages;
+// not the blockwise mainloop, whose CUTLASS 4.2 builder takes a carveout only).
 template <bool Fast = false, int Stages = 0>
 struct Coop {  // two consumer warpgroups share one tile: large tiles, best on big M x N
   using Arch = cutlass::arch::Sm90;

@@ -1,5 +1,5 @@
 # `_plain` twins at their twin's mainloop stage count (stages.patch), head to head (bench.ab, 5 rounds, the order
-# reversed every other round), one device call (~300 s), from the repository root:
+# reversed every other round), one device call (~200 s), from the repository root:
 #   X=gpu_sNN/x bash bench/results/experiments/s41_stages/call.sh
 # X holds the subset build of stages.patch (README: how). Results under $OUT/st (tarred to $OUT/st.tgz): forced
 # float64 tests of the new kernels and their twins, then per shape each candidate against the row's first launch.
@@ -16,14 +16,10 @@ echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"
 grep -q " passed" $R/tests.txt && ! grep -q "failed" $R/tests.txt || { tar czf $OUT/st.tgz -C $OUT st; exit 1; }
 trio() { local s=$1 k=$2 twin=$3; shift 3; local l="$k$twin"; for c in "$@"; do l="$l,$k$c"; done; for x in $s; do printf '%s ' "$x=$l"; done; }
 BF=sm90_bf16_t64x128x64_c1x1_pingpong
-BW=sm90_e4m3_blockwise_promoted_t128x128x128
 FA=sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop
 ab() { local n=$1; shift; timeout 170 python -m bench.ab "$@" --rounds 5 --json $R/ab_$n.json > $R/ab_$n.txt 2>&1
   echo "$n rc $? ${SECONDS}s"; }
 ab bf16 --op gemm --pair $(trio "1024,1024,1024 512,8192,8192 1024,8192,8192 2048,8192,1024 1024,1024,4096" $BF _noact _plain _plain_st8)
-ab blockwise --op scaled_mm --scale blockwise --pair \
-  $(trio "4096,32768,512 4096,7168,16384 4096,24576,1536 4096,7168,2048" ${BW}_c2x1_coop "" _plain _plain_st5) \
-  $(trio "4096,32768,512 4096,7168,16384" ${BW}_c1x2_coop "" _plain _plain_st5)
 ab fast --op scaled_mm --scale tensor --accumulate fast --pair $(trio "2048,2048,2048 4096,4096,4096 512,8192,8192 2048,8192,8192" $FA _plain _plain_st3)
 python $HERE/../s41_fast_twins_ab/summarize.py $R/ab_*.json > $R/summary.txt 2>&1
 tar czf $OUT/st.tgz -C $OUT st
