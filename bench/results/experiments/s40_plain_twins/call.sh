@@ -8,12 +8,9 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 S36=$HERE/../s36_store_stages
-: "${OUT:?run on the device (OUT unset)}"
-cd "${X:?set X to the copy of the subset build}"
-export PYTHONPATH=. CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:-$(cat .commit 2>/dev/null || echo unknown)}
+source "$HERE/../s38_plain/enter_subset.sh" _sm90_plain_twins_s40 \
+  "the subset build of plain_twins.patch (the _plain twins and their _noact kernels)"
 R=$OUT/r; mkdir -p $R
-python $HERE/../s38_plain/require_twins.py _sm90_plain_twins_s40 \
-  || { echo "X=$X: expected the subset build of plain_twins.patch (the _plain twins and their _noact kernels)"; exit 2; }
 timeout 150 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider \
   -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (_plain or _noact)" > $R/tests.txt 2>&1
 echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"

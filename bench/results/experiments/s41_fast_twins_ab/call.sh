@@ -5,10 +5,7 @@
 # X holds the subset build of ../s40_plain_twins/plain_twins.patch (both builds of each tile). Results: $OUT/ab.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-: "${OUT:?run on the device (OUT unset)}"
-cd "${X:?set X to the copy of the subset build}"
-export PYTHONPATH=. CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:-$(cat .commit 2>/dev/null || echo unknown)}
-python $HERE/../s38_plain/require_twins.py _sm90_plain_twins_s40 || { echo "X=$X: expected the plain_twins subset build"; exit 2; }
+source "$HERE/../s38_plain/enter_subset.sh" _sm90_plain_twins_s40 "the plain_twins subset build"
 R=$OUT/ab; mkdir -p $R
 F=sm90_e4m3_scaled_fast_t128x128x128
 C=sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop

@@ -5,10 +5,7 @@
 # float64 tests of the new kernels and their twins, then per shape each candidate against the row's first launch.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-: "${OUT:?run on the device (OUT unset)}"
-cd "${X:?set X to the copy of the subset build}"
-export PYTHONPATH=. CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:-$(cat .commit 2>/dev/null || echo unknown)}
-python $HERE/../s38_plain/require_twins.py _sm90_stages_s41 || { echo "X=$X: expected the stages.patch subset build"; exit 2; }
+source "$HERE/../s38_plain/enter_subset.sh" _sm90_stages_s41 "the stages.patch subset build"
 R=$OUT/st; mkdir -p $R
 timeout 150 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider \
   -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (pingpong or coop)" > $R/tests.txt 2>&1
