@@ -135,6 +135,8 @@ def test_stages_template_and_refusals():
     blockwise = next(k for k in kt.KERNELS if k.scale == "blockwise" and k.arch == 90 and k.schedule == "coop")
     with pytest.raises(NotImplementedError, match="blockwise mainloop builder sizes its stages from a carveout only"):
         gen.kernel_type(dataclasses.replace(blockwise, stages=5))
+    with pytest.raises(ValueError, match="expected stages to be an int"):
+        gen.kernel_type(dataclasses.replace(base, stages=8.0))
 
 
 def test_every_kernel_has_a_template():

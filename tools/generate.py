@@ -82,6 +82,8 @@ def kernel_type(k) -> str:
     if k.swap_ab and k.scale == "blockwise" and k.tile[0] % 128:
         raise NotImplementedError(f"{k.name}: a swapped blockwise tile's first extent (N) must be a multiple of "
                                   "b's 128-row scale blocks")
+    if not isinstance(k.stages, int):
+        raise ValueError(f"{k.name}: expected stages to be an int (0: as many as fit), got {k.stages!r}")
     if k.stages and (k.arch != 90 or k.schedule not in ("coop", "pingpong") or not 2 <= k.stages <= 16):
         raise NotImplementedError(f"{k.name}: a fixed stage count is built for SM90 cooperative and ping-pong kernels, "
                                   f"2-16 stages, got {k.stages}")

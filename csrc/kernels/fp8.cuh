@@ -120,7 +120,9 @@ struct BlockwiseGemm {
       CollectiveMainloopFor<ElementA, cute::tuple<cutlass::layout::RowMajor, LayoutSFA>, 16,
                             ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
-                            typename Schedule::Blockwise, 1, StagesOf<Schedule>::value>;
+                            typename Schedule::Blockwise>;
+  static_assert(StagesOf<Schedule>::value == 0,
+                "blockwise: CUTLASS 4.2's blockwise mainloop builder sizes its stages from a carveout only");
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 
