@@ -56,9 +56,11 @@ def family(case) -> List[str]:
     return [k.name for k in ks if (k.activation or not case.ep.gelu) and (k.residual or not case.ep.residual)]
 
 
-def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_times_ms) -> dict:
+def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_times_ms, reverse: bool = False) -> dict:
     """The competitor and each named kernel on the same inputs: every kernel checked first, then all
-    that passed timed in one timer call; a kernel off tolerance or failing to run gets None."""
+    that passed timed in one timer call; a kernel off tolerance or failing to run gets None.
+    reverse=True times them last to first (the competitor last): main alternates it per shape, since the
+    clock drifts within one timer call and a fixed order favoured whoever came first (session 41)."""
     sets = rotation_sets(lambda: case.make(m, n, k), case.nbytes(m, n, k))
     comp = case.torch_entries(m, n, k)[0]
     # The competitor's output, or (where torch rejects the shape: _scaled_mm row fast + bias at M = 1)
@@ -80,7 +82,9 @@ def sweep_shape(case, names: List[str], m: int, n: int, k: int, timer=graph_time
         row["rel_err"][name] = err
         if err <= case.tol:
             timed[name] = fn
-    times = timer([comp.fn, *timed.values()], sets)
+    fns = [comp.fn, *timed.values()]
+    times = timer(fns[::-1], sets)[::-1] if reverse else timer(fns, sets)
+    row["order"] = "reversed" if reverse else "table"
     if isinstance(times[0], BaseException):  # recorded, and the row keeps the kernels' times
         row["competitor"]["error"] = short_error(times[0])
     else:
@@ -149,7 +153,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     print("|---|---|---|---|---|---|---|")
     for suite, suite_shapes in todo:
         for m, n, k in suite_shapes:
-            row = dict(sweep_shape(case, names, m, n, k), suite=suite)
+            row = dict(sweep_shape(case, names, m, n, k, reverse=len(rows) % 2 == 1), suite=suite)
             rows.append(row)
             if args.json:
                 write(complete=False)

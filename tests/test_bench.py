@@ -585,7 +585,7 @@ def test_a_sweep_cut_short_keeps_the_shapes_it_measured(tmp_path, monkeypatch):
     monkeypatch.setattr(sweep, "family", lambda case: names)
     calls = []
 
-    def fake_shape(case, ns, m, n, k):
+    def fake_shape(case, ns, m, n, k, reverse=False):
         if len(calls) == 2:
             raise KeyboardInterrupt  # what a timeout's SIGTERM would leave behind
         calls.append((m, n, k))
@@ -622,7 +622,7 @@ def test_a_sweep_of_ad_hoc_shapes_runs_only_those(tmp_path, monkeypatch):
     monkeypatch.setattr(sweep, "family", lambda case: names)
     calls = []
 
-    def fake_shape(case, ns, m, n, k):
+    def fake_shape(case, ns, m, n, k, reverse=False):
         calls.append((m, n, k))
         return {"m": m, "n": n, "k": k, "us": {ns[0]: 10.0}, "rel_err": {},
                 "competitor": {"name": "cuBLAS mm", "us": 11.0}, "selected": ns[0]}

@@ -338,6 +338,19 @@ def test_sweep_rows_on_the_cpu_reference():
     row = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40,
                             timer=lambda fns, sets: [0.002, 0.002, RuntimeError("capture failed\nmore")])
     assert row["us"] == {SMALL: 2.0, MID: None} and row["rel_err"][MID] == "RuntimeError: capture failed"
+    # reversed order (main alternates it per shape): the timer sees the kernels last to first, the competitor
+    # last, and each time still lands on its own name
+    seen = []
+
+    def by_position(fns, sets):
+        seen.append(list(fns))
+        return [0.001 * (i + 1) for i in range(len(fns))]  # the i-th fn timed gets i + 1 us
+
+    fwd = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40, timer=by_position)
+    rev = sweep.sweep_shape(case, [SMALL, MID], 5, 24, 40, timer=by_position, reverse=True)
+    assert (fwd["competitor"]["us"], fwd["us"][SMALL], fwd["us"][MID], fwd["order"]) == (1.0, 2.0, 3.0, "table")
+    assert (rev["competitor"]["us"], rev["us"][SMALL], rev["us"][MID], rev["order"]) == (3.0, 2.0, 1.0, "reversed")
+    assert [f.keywords.get("config") for f in seen[1][:2]] == [MID, SMALL]
     # a kernel of another family is refused by the op: recorded, never timed
     row = sweep.sweep_shape(case, ["sm90_f16_t128x128x64_c1x1_coop"], 5, 24, 40, timer=lambda fns, sets: [0.002] * len(fns))
     assert row["us"] == {"sm90_f16_t128x128x64_c1x1_coop": None}
