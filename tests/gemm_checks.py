@@ -318,8 +318,8 @@ BAD_GEMM_INPUTS: List[BadCase] = [
      "bfloat16 -> bfloat16: "
      + ", ".join(k.name for k in cutlass_gemm.kernel_table.KERNELS if (k.a, k.out, k.scale) == ("bf16", "bf16", "none"))),
     ("config_noact_with_activation", lambda d: ((_t(8, 16, device=d), _t(4, 16, device=d)),
-                                                {"config": "sm90_bf16_t64x128x64_c1x1_pingpong_noact", "activation": "gelu"}),
-     "cutlass_gemm.gemm: config 'sm90_bf16_t64x128x64_c1x1_pingpong_noact' has no activation in its epilogue; "
+                                                {"config": "sm90_bf16_t128x256x64_c2x1_coop_noact", "activation": "gelu"}),
+     "cutlass_gemm.gemm: config 'sm90_bf16_t128x256x64_c2x1_coop_noact' has no activation in its epilogue; "
      "expected activation='none' with it"),
     # Every other invalid class once more (issue #8): input/output dtypes, shapes, epilogue, config.
     ("a_fp8", lambda d: ((_t(8, 16, dtype=torch.float8_e4m3fn, device=d), _t(4, 16, device=d)), {}),

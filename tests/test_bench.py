@@ -918,10 +918,10 @@ def test_epilogue_cost_refuses_kernels_it_cannot_time(capsys, tmp_path):
     from bench import epilogue_cost
     from cutlass_gemm import configs
     names = set(configs.compiled_kernels())
-    if "sm90_bf16_t64x128x64_c1x1_pingpong_noact" not in names:
+    if "sm90_bf16_t128x256x64_c2x1_coop_noact" not in names:
         pytest.skip("the SM90 bf16 kernels are not built here")
     cases = {"nope": "not a compiled kernel",
-             "sm90_bf16_t64x128x64_c1x1_pingpong_noact": "expected a bf16 -> bf16 kernel with the activation node",
+             "sm90_bf16_t128x256x64_c2x1_coop_noact": "expected a bf16 -> bf16 kernel with the activation node",
              "sm90_bf16_f32out_t128x128x64_c1x1_coop": "expected a bf16 -> bf16 kernel with the activation node"}
     for kern, msg in cases.items():
         with pytest.raises(SystemExit) as e:
