@@ -228,7 +228,7 @@ def test_configs_explain_and_rules():
         configs.clear_rules()
     # A kernel without the activation node: a rule naming it serves calls without an activation (a
     # residual included) and is passed over for calls with one, by explain and by the C++ choice alike.
-    noact = next(k.name for k in kt.KERNELS if k.family == bf16 and not k.activation)
+    noact = next(k.name for k in kt.KERNELS if k.family == bf16 and not k.activation and k.residual)
     configs.add_rule(noact, m=(40, 60))
     try:
         cpp = lambda fused, act: torch.ops.cutlass_gemm._select_kernel(  # noqa: E731
