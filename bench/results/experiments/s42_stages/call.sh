@@ -1,0 +1,30 @@
+# Fewer mainloop stages than the carveout (stages.patch, kernel_table._sm90_stages_s42), head to head against the
+# shipped build of each tile (bench.ab, 5 rounds, the order reversed every other round), one device call, from the
+# repository root:   X=gpu_sNN/y bash bench/results/experiments/s42_stages/call.sh
+# Before that, when FULL=1: the GPU tests of the full build in the checkout (test_kernel_table, every kernel forced).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+R=$OUT/s42st; mkdir -p $R
+if [ "${FULL:-0}" = 1 ]; then
+  PYTHONPATH=. timeout 200 python -m pytest tests/test_kernel_table.py tests/test_gpu_gemm.py tests/test_gpu_fp8.py -q \
+    -p no:cacheprovider > $R/full_tests.txt 2>&1
+  echo "full build tests rc $? ${SECONDS}s: $(tail -1 $R/full_tests.txt)"
+fi
+source "$HERE/../s38_plain/enter_subset.sh" _sm90_stages_s42 "the s42 stages.patch subset build"
+timeout 150 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider \
+  -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (pingpong or coop)" > $R/tests.txt 2>&1
+echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"
+grep -q " passed" $R/tests.txt && ! grep -q "failed" $R/tests.txt || { tar czf $OUT/s42st.tgz -C $OUT s42st; exit 1; }
+# shape list, kernel prefix, twin suffix, candidate suffixes -> bench.ab --pair arguments
+trio() { local s=$1 k=$2 twin=$3; shift 3; local l="$k$twin"; for c in "$@"; do l="$l,$k$c"; done; for x in $s; do printf '%s ' "$x=$l"; done; }
+PP=sm90_bf16_t64x128x64_c1x1_pingpong_plain CO=sm90_bf16_t128x256x64_c2x1_coop_noact
+FP=sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain AC=sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain
+ab() { local n=$1; shift; timeout 170 python -m bench.ab "$@" --rounds 5 --json $R/ab_$n.json > $R/ab_$n.txt 2>&1
+  echo "$n rc $? ${SECONDS}s"; }
+ab bf16_pp --op gemm --pair $(trio "1024,1024,1024 128,8192,8192 128,8192,28672 1024,1024,4096" $PP _st8 _st6 _st7)
+ab bf16_coop --op gemm --pair $(trio "2048,2048,2048 4096,4096,4096 2048,8192,8192 512,57344,8192" $CO "" _st3)
+ab fast --op scaled_mm --scale tensor --accumulate fast --pair $(trio "8192,8192,8192 4096,8192,4096 2048,8192,8192" $FP "" _st4 _st5)
+ab accurate --op scaled_mm --scale row --accumulate accurate --epilogue bias --pair $(trio "8192,8192,8192 4096,4096,4096 2048,8192,8192" $AC "" _st4 _st5)
+python $HERE/../s41_fast_twins_ab/summarize.py $R/ab_*.json > $R/summary.txt 2>&1
+tar czf $OUT/s42st.tgz -C $OUT s42st
+cat $R/summary.txt
