@@ -14,8 +14,8 @@ const KernelFns sm90_bf16_t128x32x128_c1x1_coop_swapab_streamk = Gemm16<DType::k
 extern const KernelFns sm90_bf16_t256x128x64_c2x1_coop;
 const KernelFns sm90_bf16_t256x128x64_c2x1_coop = Gemm16<DType::kBf16, DType::kBf16, 256, 128, 64, 2, 1, sm90::Coop<false>>::fns;
 
-extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_plain_st8;
-const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_plain_st8 = Gemm16<DType::kBf16, DType::kBf16, 64, 128, 64, 1, 1, sm90::Pingpong<false, 8>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
+extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_plain_st7;
+const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_plain_st7 = Gemm16<DType::kBf16, DType::kBf16, 64, 128, 64, 1, 1, sm90::Pingpong<false, 7>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
 extern const KernelFns sm90_bf16_t128x256x64_c2x1_coop_noact;
 const KernelFns sm90_bf16_t128x256x64_c2x1_coop_noact = Gemm16<DType::kBf16, DType::kBf16, 128, 256, 64, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false>::fns;
