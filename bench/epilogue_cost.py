@@ -19,7 +19,7 @@ import sys
 
 import torch
 
-DEFAULT_CASES = ["1024,1024,1024=sm90_bf16_t64x128x64_c1x1_pingpong",
+DEFAULT_CASES = ["1024,1024,1024=sm90_bf16_t64x128x64_c1x1_pingpong_st7",
                  "2048,2048,2048=sm90_bf16_t128x256x64_c2x1_coop",
                  "2048,2048,2048=sm90_bf16_t128x128x64_c1x2_pingpong",
                  "4096,4096,4096=sm90_bf16_t128x256x64_c2x1_coop"]

@@ -581,7 +581,7 @@ def test_a_sweep_cut_short_keeps_the_shapes_it_measured(tmp_path, monkeypatch):
     """bench.sweep rewrites its JSON after every shape: killed at the third shape (a call's timeout),
     the file holds the first two, marked incomplete; tools/derive_rules.py reads it and says so."""
     sweep = importlib.import_module("bench.sweep")
-    names = ["sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_bf16_t128x128x64_c1x1_coop"]
+    names = ["sm90_bf16_t64x128x64_c1x1_pingpong_st7", "sm90_bf16_t128x128x64_c1x1_coop"]
     monkeypatch.setattr(sweep, "family", lambda case: names)
     calls = []
 
@@ -618,7 +618,7 @@ def test_a_sweep_of_ad_hoc_shapes_runs_only_those(tmp_path, monkeypatch):
     """bench.sweep --shapes: only the given shapes (suite 'custom'), no suite unless asked; a bad
     shape is an argparse error naming it, before any kernel runs."""
     sweep = importlib.import_module("bench.sweep")
-    names = ["sm90_bf16_t64x128x64_c1x1_pingpong"]
+    names = ["sm90_bf16_t64x128x64_c1x1_pingpong_st7"]
     monkeypatch.setattr(sweep, "family", lambda case: names)
     calls = []
 

@@ -21,7 +21,7 @@ from cutlass_gemm import configs
 from pkg_paths import pythonpath
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KERNELS = ["sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t64x128x64_c1x1_pingpong",
+KERNELS = ["sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t64x128x64_c1x1_pingpong_st7",
            "sm90_f16_t128x256x64_c2x1_coop", "sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong"]
 WRITERS, WRITES = 4, 10
 

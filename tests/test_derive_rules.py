@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.append(os.path.join(ROOT, "tools"))  # appended: the checkout must never shadow an installed cutlass_gemm
 import derive_rules as dr  # noqa: E402
 
-BF16 = ["sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t128x256x64_c2x1_coop"]
+BF16 = ["sm90_bf16_t64x128x64_c1x1_pingpong_st7", "sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t128x256x64_c2x1_coop"]
 SMALL, MID, BIG = BF16
 
 

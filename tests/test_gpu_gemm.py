@@ -354,7 +354,7 @@ def test_fused_epilogue_rules_reach_the_op():
     from torch.profiler import ProfilerActivity, profile
 
     m = n = k = 1024
-    pp, coop = "sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_bf16_t128x128x64_c1x1_coop"
+    pp, coop = "sm90_bf16_t64x128x64_c1x1_pingpong_st7", "sm90_bf16_t128x128x64_c1x1_coop"
     p = make_problem(m, n, k, torch.bfloat16, DEV)
     res = torch.randn(m, n, device=DEV, dtype=torch.bfloat16)
 

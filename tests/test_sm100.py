@@ -38,7 +38,7 @@ MASK = dict(zip(configs.kernels(), configs._compiled_mask()))
 # SM90 kernels are appended after these, so these never move.
 SM90_IDS = [
     "sm90_bf16_t128x256x64_c2x1_coop", "sm90_bf16_t128x128x64_c1x2_pingpong", "sm90_bf16_t128x128x64_c1x1_coop",
-    "sm90_bf16_t64x128x64_c1x1_pingpong", "sm90_f16_t128x256x64_c2x1_coop", "sm90_f16_t128x128x64_c1x2_pingpong",
+    "sm90_bf16_t64x128x64_c1x1_pingpong_st7", "sm90_f16_t128x256x64_c2x1_coop", "sm90_f16_t128x128x64_c1x2_pingpong",
     "sm90_f16_t128x128x64_c1x1_coop", "sm90_f16_t64x128x64_c1x1_pingpong",
     "sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop", "sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong",
     "sm90_e4m3_scaled_fast_t64x128x128_c1x1_pingpong", "sm90_e4m3_scaled_promoted_t128x192x128_c1x2_coop",

@@ -14,11 +14,11 @@ from conftest import GPU_ARCH
 def test_rules_from_winners_split_at_geometric_midpoints():
     """The same ladder as tools/derive_rules.py (cutlass_gemm.ladder): geometric midpoints, equal
     neighbours merged, over the tuned span only (past M = 4096 the shipped rules serve)."""
-    w = {(8192, 8192): {1: "sm90_bf16_t64x128x64_c1x1_pingpong", 16: "sm90_bf16_t64x128x64_c1x1_pingpong",
+    w = {(8192, 8192): {1: "sm90_bf16_t64x128x64_c1x1_pingpong_st7", 16: "sm90_bf16_t64x128x64_c1x1_pingpong_st7",
                         128: "sm90_bf16_t128x128x64_c1x1_coop", 4096: "sm90_bf16_t128x256x64_c2x1_coop"}}
     rules = tune.rules_from_winners(w)
     assert [(r.kernel, r.m) for r in rules] == [
-        ("sm90_bf16_t64x128x64_c1x1_pingpong", (1, 45)),
+        ("sm90_bf16_t64x128x64_c1x1_pingpong_st7", (1, 45)),
         ("sm90_bf16_t128x128x64_c1x1_coop", (46, 724)),
         ("sm90_bf16_t128x256x64_c2x1_coop", (725, 4096)),
     ]
@@ -125,7 +125,7 @@ def test_tune_never_times_or_installs_a_wrong_kernel(monkeypatch):
     if none is right, tune raises and installs nothing."""
     from cutlass_gemm import kernel_table as kt
 
-    good, bad = (kt.KERNELS[kt.KERNEL_IDS[n]] for n in ("sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t64x128x64_c1x1_pingpong"))
+    good, bad = (kt.KERNELS[kt.KERNEL_IDS[n]] for n in ("sm90_bf16_t128x128x64_c1x1_coop", "sm90_bf16_t64x128x64_c1x1_pingpong_st7"))
     ref = torch.randn(8, 16)
     wrong = {bad.name}
 
@@ -143,7 +143,7 @@ def test_tune_never_times_or_installs_a_wrong_kernel(monkeypatch):
     monkeypatch.setattr(tune, "_family_kernels", lambda *a: [bad, good])
     monkeypatch.setattr(tune, "_inputs", inputs)
     try:
-        with pytest.warns(UserWarning, match="sm90_bf16_t64x128x64_c1x1_pingpong on 8x4096x4096: relative error"):
+        with pytest.warns(UserWarning, match="sm90_bf16_t64x128x64_c1x1_pingpong_st7 on 8x4096x4096: relative error"):
             rules = tune.tune([(8, 4096, 4096)], save=False, timer=lambda fn: timed.append(fn) or 1.0)
         assert [r.kernel for r in rules] == [good.name] and len(timed) == 1
         assert [r.epilogue for r in rules] == ["plain"] and seen_fused == [False]

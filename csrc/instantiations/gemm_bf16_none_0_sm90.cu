@@ -14,8 +14,8 @@ const KernelFns sm90_bf16_t128x128x64_c1x2_pingpong = Gemm16<DType::kBf16, DType
 extern const KernelFns sm90_bf16_t128x128x64_c1x1_coop;
 const KernelFns sm90_bf16_t128x128x64_c1x1_coop = Gemm16<DType::kBf16, DType::kBf16, 128, 128, 64, 1, 1, sm90::Coop<false>>::fns;
 
-extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong;
-const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong = Gemm16<DType::kBf16, DType::kBf16, 64, 128, 64, 1, 1, sm90::Pingpong<false>>::fns;
+extern const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_st7;
+const KernelFns sm90_bf16_t64x128x64_c1x1_pingpong_st7 = Gemm16<DType::kBf16, DType::kBf16, 64, 128, 64, 1, 1, sm90::Pingpong<false, 7>>::fns;
 
 extern const KernelFns sm90_bf16_f32out_t128x128x64_c1x1_coop;
 const KernelFns sm90_bf16_f32out_t128x128x64_c1x1_coop = Gemm16<DType::kBf16, DType::kF32, 128, 128, 64, 1, 1, sm90::Coop<false>>::fns;
