@@ -231,3 +231,18 @@ def test_small_grid_bf16_stream_k_decomposition():
     assert workspace(bf16, 1, 10240, 8192) > 0
     assert workspace(bf16, 64, 8192, 8192) == 0      # 128 tiles: data-parallel, as CUTLASS decides
     assert workspace(fp8, 16, 10240, 8192) == 0      # FP8: data-parallel won at 80 tiles too
+
+
+def test_stage_counts_probe_covers_every_sm90_kernel():
+    """tools/stage_counts.py's host probe (compiled by hand, with nvcc) prints each SM90 kernel's stage count from the
+    same C++ type the generated units instantiate."""
+    spec = importlib.util.spec_from_file_location("stage_counts", os.path.join(ROOT, "tools", "stage_counts.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    table = mod.generate.load_table()
+    sm90 = mod.sm90_kernels(table)
+    assert sm90 and {k.arch for k in sm90} == {90} and len(sm90) == sum(k.arch == 90 for k in kt.KERNELS)
+    src = mod.probe_source(sm90)
+    for k in sm90:
+        assert f'"{k.name}", (int){mod.generate.kernel_type(k)}::CollectiveMainloop' in src, k.name
+    assert [k.name for k in mod.sm90_kernels(table, "pingpong_plain_st7$")] == ["sm90_bf16_t64x128x64_c1x1_pingpong_plain_st7"]
