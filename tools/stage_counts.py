@@ -64,6 +64,10 @@ def main(argv=None) -> int:
     default_dir = next(iter(sorted(glob.glob(os.path.join(ROOT, "build", "temp.*", "cutlass_gemm_kernels")))), "")
     ap.add_argument("--build-dir", default=default_dir, help="the kernel units' ninja folder (default: %(default)s)")
     args = ap.parse_args(argv)
+    try:
+        re.compile(args.pattern)
+    except re.error as e:
+        ap.error(f"expected a Python regular expression for the kernel names, got {args.pattern!r} ({e})")
     kernels = sm90_kernels(generate.load_table(), args.pattern)
     if not kernels:
         sys.exit(f"stage_counts: no SM90 kernel matches {args.pattern!r}")

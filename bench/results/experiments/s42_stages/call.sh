@@ -1,20 +1,11 @@
 # Fewer mainloop stages than the carveout (stages.patch, kernel_table._sm90_stages_s42), head to head against the
 # shipped build of each tile (bench.ab, 5 rounds, the order reversed every other round), one device call, from the
 # repository root:   X=gpu_sNN/y bash bench/results/experiments/s42_stages/call.sh
-# Before that, when FULL=1: the GPU tests of the full build in the checkout (test_kernel_table, every kernel forced).
+# FULL=1 first runs the GPU tests of the full build in the checkout (prologue.sh).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-R=$OUT/s42st; mkdir -p $R
-if [ "${FULL:-0}" = 1 ]; then
-  PYTHONPATH=. timeout 200 python -m pytest tests/test_kernel_table.py tests/test_gpu_gemm.py tests/test_gpu_fp8.py -q \
-    -p no:cacheprovider > $R/full_tests.txt 2>&1
-  echo "full build tests rc $? ${SECONDS}s: $(tail -1 $R/full_tests.txt)"
-fi
-source "$HERE/../s38_plain/enter_subset.sh" _sm90_stages_s42 "the s42 stages.patch subset build"
-timeout 150 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider \
-  -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (pingpong or coop)" > $R/tests.txt 2>&1
-echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"
-grep -q " passed" $R/tests.txt && ! grep -q "failed" $R/tests.txt || { tar czf $OUT/s42st.tgz -C $OUT s42st; exit 1; }
+source "$HERE/prologue.sh" s42st _sm90_stages_s42 "the s42 stages.patch subset build" \
+  "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (pingpong or coop)"
 # shape list, kernel prefix, twin suffix, candidate suffixes -> bench.ab --pair arguments
 trio() { local s=$1 k=$2 twin=$3; shift 3; local l="$k$twin"; for c in "$@"; do l="$l,$k$c"; done; for x in $s; do printf '%s ' "$x=$l"; done; }
 PP=sm90_bf16_t64x128x64_c1x1_pingpong_plain CO=sm90_bf16_t128x256x64_c2x1_coop_noact

@@ -1,20 +1,11 @@
 # The 8-stage tiles at 7 stages (stages_b.patch, kernel_table._sm90_stages_s42b) against their shipped builds, at a
 # shape of the rules naming each (bench.ab, 5 rounds, the order reversed every other round), one device call:
 #   [FULL=1] X=gpu_sNN/z bash bench/results/experiments/s42_stages/call_b.sh
-# FULL=1 first runs the GPU tests of the full build in the checkout (test_kernel_table, every kernel forced).
+# FULL=1 first runs the GPU tests of the full build in the checkout (prologue.sh).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-R=$OUT/s42b; mkdir -p $R
-if [ "${FULL:-0}" = 1 ]; then
-  PYTHONPATH=. timeout 200 python -m pytest tests/test_kernel_table.py tests/test_gpu_gemm.py tests/test_gpu_fp8.py -q \
-    -p no:cacheprovider > $R/full_tests.txt 2>&1
-  echo "full build tests rc $? ${SECONDS}s: $(tail -1 $R/full_tests.txt)"
-fi
-source "$HERE/../s38_plain/enter_subset.sh" _sm90_stages_s42b "the s42 stages_b.patch subset build"
-timeout 150 python -m pytest tests/test_gpu_fp8.py tests/test_gpu_gemm.py -q -p no:cacheprovider \
-  -k "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (pingpong or coop)" > $R/tests.txt 2>&1
-echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"
-grep -q " passed" $R/tests.txt && ! grep -q "failed" $R/tests.txt || { tar czf $OUT/s42b.tgz -C $OUT s42b; exit 1; }
+source "$HERE/prologue.sh" s42b _sm90_stages_s42b "the s42 stages_b.patch subset build" \
+  "(test_every_fp8_kernel_forced or test_every_kernel_forced) and (pingpong or coop)"
 # kernel, then shapes (M,N,K or M,N,K+pdl for a PDL rule) -> "shape=kernel,kernel_st7" pairs
 pairs() { local k=$1; shift; for s in "$@"; do local p=""; [[ $s == *+pdl ]] && p=+pdl; printf '%s ' "${s%+pdl}=$k$p,${k}_st7$p"; done; }
 BP=sm90_bf16_t64x128x64_c1x1_pingpong BC=sm90_bf16_t128x80x64_c1x2_coop

@@ -3,12 +3,8 @@
 #   X=gpu_sNN/c bash bench/results/experiments/s42_stages/call_c.sh
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-R=$OUT/s42c; mkdir -p $R
-source "$HERE/../s38_plain/enter_subset.sh" _sm90_stages_s42c "the s42 stages_c.patch subset build"
-timeout 120 python -m pytest tests/test_gpu_gemm.py -q -p no:cacheprovider -k "test_every_kernel_forced and pingpong" \
-  > $R/tests.txt 2>&1
-echo "tests rc $? ${SECONDS}s: $(tail -1 $R/tests.txt)"
-grep -q " passed" $R/tests.txt && ! grep -q "failed" $R/tests.txt || { tar czf $OUT/s42c.tgz -C $OUT s42c; exit 1; }
+source "$HERE/prologue.sh" s42c _sm90_stages_s42c "the s42 stages_c.patch subset build" \
+  "test_every_kernel_forced and pingpong"
 CO=sm90_bf16_t128x256x64_c2x1_coop_noact PP=sm90_bf16_t128x128x64_c1x2_pingpong W=sm90_bf16_t64x256x64_c2x1_pingpong_noact
 each() { local l=$1; shift; for s in "$@"; do printf '%s ' "$s=$l"; done; }
 timeout 150 python -m bench.ab --op gemm --rounds 5 --json $R/ab_pp.json --pair \
