@@ -387,6 +387,12 @@ struct StagesOf : std::integral_constant<int, 0> {};
 template <class Schedule>
 struct StagesOf<Schedule, std::void_t<decltype(Schedule::kStages)>> : std::integral_constant<int, Schedule::kStages> {};
 
+// A fixed stage count is not sized by the carveout: true when it and the epilogue fit an SM90 SM's shared memory
+// (CUTLASS 4.2's SM90 kernels do not check it; an overflow would fail only at the first launch).
+template <class Schedule, class Kernel>
+inline constexpr bool kFixedStagesFit =
+    StagesOf<Schedule>::value == 0 || Kernel::SharedStorageSize <= cutlass::gemm::collective::detail::sm90_smem_capacity_bytes;
+
 // The mainloop collective (FP32 accumulation) with the stages left after the epilogue's shared memory, in
 // the whole of an SM's opt-in shared memory or, with CtasPerSm = 2, in half an SM's; Stages_ > 0: exactly that many.
 template <class ElementA, class LayoutA, int AlignA, class ElementB, class LayoutB, int AlignB, class MmaTile,

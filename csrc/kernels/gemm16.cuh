@@ -37,6 +37,8 @@ struct Gemm16 {
                             StagesOf<Schedule>::value>;
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler, CtasPerSm<Schedule>::value>;
   using Adapter = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
+  static_assert(kFixedStagesFit<Schedule, Kernel>, "Kernel.stages (the _stN suffix): the fixed mainloop stages and the epilogue "
+                "need more shared memory than an SM90 SM has (227 KB); use fewer stages");
 
   static typename Adapter::Arguments make_args(const GemmParams& p) {
     auto args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p);
