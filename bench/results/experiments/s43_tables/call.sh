@@ -1,9 +1,9 @@
 # Session 43: one device call on the full build in the checkout (carry cutlass_gemm/{_C.abi3.so,_build_info.py}).
-#   [TESTS=0] [TABLES=1] [NCU=1] bash bench/results/experiments/s43_tables/call.sh NAME   (repo root, on the device)
+#   [TESTS=0] [TABLES=1] [PROFILE=1] [NCU=1] bash bench/results/experiments/s43_tables/call.sh NAME   (repo root, on the device)
 # On an H200: (TESTS=1, the default) the kernel table's tests and every bf16 kernel forced; then the README's tables
 # (bench/regenerate.sh core fused odd, MAX_ROUNDS=8) into $OUT/NAME/results and the host time (bench/host_overhead.py).
 # Called twice in one lease (NAME a, then b with TESTS=0), the two runs are the issue #5 reproducibility pair.
-# On any other GPU: the GPU tests of the kernel table and of every kernel forced (bf16 and FP8), or with TABLES=1 the
+# On any other GPU (or with PROFILE=1 on any): the GPU tests of the kernel table and of every kernel forced (bf16 and FP8), or with TABLES=1 the
 # short test run and the same tables; then, with NCU=1 and time left in the call, bench/probes/ncu_fused_epilogue.py
 # under ncu (where the bf16 64x128 ping-pong's bias + GELU + residual time goes at 1024^3), exported as CSV.
 set -u
@@ -21,7 +21,7 @@ tables() {
   MAX_ROUNDS=8 timeout $1 bash bench/regenerate.sh $R/results core fused odd > $R/regenerate.log 2>&1
   echo "regenerate rc $? ${SECONDS}s"
 }
-if [[ "$GPU" == *H200* ]]; then
+if [[ "$GPU" == *H200* ]] && [ "${PROFILE:-0}" = 0 ]; then
   [ "${TESTS:-1}" = 1 ] && tests short
   tables 450
   timeout 40 python bench/host_overhead.py --out $R/host_overhead.json > $R/host.txt 2>&1
