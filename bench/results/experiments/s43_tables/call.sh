@@ -28,8 +28,9 @@ if [[ "$GPU" == *H200* ]] && [ "${PROFILE:-0}" = 0 ]; then
   echo "host rc $? ${SECONDS}s"; cat $R/host.txt
 else
   if [ "${TABLES:-0}" = 1 ]; then tests short; tables 420; else tests full; fi
-  if [ "${NCU:-0}" = 1 ] && [ $SECONDS -lt 440 ]; then
-    timeout $((530 - SECONDS)) ncu --clock-control none --profile-from-start off --set full --import-source no -f \
+  E=${NCU_END:-530}  # the second of the call by which ncu must have ended (the call limit less the export)
+  if [ "${NCU:-0}" = 1 ] && [ $SECONDS -lt $((E - 90)) ]; then
+    timeout $((E - SECONDS)) ncu --clock-control none --profile-from-start off --set full --import-source no -f \
       -o /tmp/fused python bench/probes/ncu_fused_epilogue.py > $R/ncu_run.txt 2>&1
     echo "ncu rc $? ${SECONDS}s"
     ncu -i /tmp/fused.ncu-rep --page details --csv > $R/details.csv 2>$R/details.err
