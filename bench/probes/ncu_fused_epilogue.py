@@ -3,7 +3,10 @@
 # inputs, the `_plain_st7` kernel plain, then cuBLAS's mm and addmm for reference. One launch each, run as
 #   ncu --clock-control none --profile-from-start off --set full -f -o fused python bench/probes/ncu_fused_epilogue.py
 # (bench/results/experiments/s43_tables/call.sh NCU=1 runs it and exports the SASS-level stall samples).
+import os, sys
 import torch, cutlass_gemm
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_cases import profile_each  # noqa: E402
 dev = "cuda"
 torch.manual_seed(0)
 m = n = k = 1024
@@ -19,9 +22,4 @@ CASES = [
     ("cublas mm", lambda: torch.mm(a, w.t())),
     ("cublas addmm", lambda: torch.addmm(bias, a, w.t())),
 ]
-for name, f in CASES:
-    for _ in range(5):
-        f()
-    torch.cuda.synchronize()
-    torch.cuda.profiler.start(); f(); torch.cuda.synchronize(); torch.cuda.profiler.stop()
-    print("profiled", name, flush=True)
+profile_each(CASES)

@@ -3,7 +3,10 @@
 #   ncu --clock-control none --profile-from-start off --section SpeedOfLight --section MemoryWorkloadAnalysis \
 #     --section LaunchStats --section Occupancy --section WarpStateStats -f -o m64 python bench/probes/ncu_m64.py
 # (output: bench/results/experiments/s26_ncu_m64.txt).
+import os, sys
 import torch, cutlass_gemm
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_cases import profile_each  # noqa: E402
 dev = "cuda"
 torch.manual_seed(0)
 def fp8_case(m, n, k, cfg):
@@ -21,9 +24,4 @@ CASES = [
     ("m64 cublas", fp8_case(64, 8192, 8192, None)),
     ("m16 cublas", fp8_case(16, 8192, 8192, None)),
 ]
-for name, f in CASES:
-    for _ in range(5):
-        f()
-    torch.cuda.synchronize()
-    torch.cuda.profiler.start(); f(); torch.cuda.synchronize(); torch.cuda.profiler.stop()
-    print("profiled", name, flush=True)
+profile_each(CASES)

@@ -5,7 +5,10 @@
 #     --section WarpStateStats --metrics lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum,\
 #   smsp__cycles_active.avg -f -o zf python bench/probes/ncu_zero_fill.py
 # (output: bench/results/experiments/s28_ncu_zero_fill.txt).
+import os, sys
 import torch, cutlass_gemm
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_cases import profile_each  # noqa: E402
 dev = "cuda"
 torch.manual_seed(0)
 def fp8_case(m, n, k, cfg):
@@ -16,9 +19,4 @@ def fp8_case(m, n, k, cfg):
 P = "sm90_e4m3_scaled_promoted_"
 CASES = [(f"m{m} {tile}", fp8_case(m, 10240, 8192, P + tile))
          for tile in ("t64x80x256_c1x1_ws", "t64x16x256_c1x1_ws_swapab") for m in (1, 16, 64) if not (tile.endswith("swapab") and m == 64)]
-for name, f in CASES:
-    for _ in range(5):
-        f()
-    torch.cuda.synchronize()
-    torch.cuda.profiler.start(); f(); torch.cuda.synchronize(); torch.cuda.profiler.stop()
-    print("profiled", name, flush=True)
+profile_each(CASES)

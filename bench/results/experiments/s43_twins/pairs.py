@@ -1,9 +1,10 @@
 """Session 43: the plain rules of cutlass_gemm/default_rules.json that name a kernel with the activation node while its
 lean twin (`<name>_plain`, else `<name>_noact`) is compiled, and the sweep rows behind each (every committed sweep row
 of the rule's range that timed both, where the act kernel was ahead; at most the first and last M). call.sh's --pair
-lists are this output (one bench.ab call per family).
+lists come from it (one bench.ab call per family).
 
-    python bench/results/experiments/s43_twins/pairs.py        (repository root; no GPU)
+    python bench/results/experiments/s43_twins/pairs.py                  the rules and their rows, commented
+    python bench/results/experiments/s43_twins/pairs.py --pairs FAMILY   one family's M,N,K=ACT,TWIN list (call.sh)
 """
 import glob
 import json
@@ -24,9 +25,13 @@ def within(v, r):
     return r is None or (r[0] <= v and (r[1] is None or v <= r[1]))
 
 
+seen = set()
+only = sys.argv[2] if sys.argv[1:2] == ["--pairs"] and len(sys.argv) == 3 else None
+if sys.argv[1:] and only is None:
+    raise SystemExit(f"usage: {sys.argv[0]} [--pairs FAMILY]  (FAMILY as default_rules.json names it, e.g. 'sm90 bf16')")
 for fam in rules["families"]:
     f = fams.get((fam["family"], "any"))
-    if fam.get("epilogue") == "fused" or f is None:
+    if fam.get("epilogue") == "fused" or f is None or only not in (None, fam["family"]):
         continue
     for r in fam["rules"]:
         k = r["kernel"]
@@ -36,6 +41,12 @@ for fam in rules["families"]:
         rows = sorted((row for row in f["rows"] if within(row[0], r.get("m")) and within(row[1], r.get("n"))
                        and within(row[2], r.get("k")) and k in row[3] and twin in row[3] and row[3][k] <= row[3][twin]),
                       key=lambda row: row[0])
-        print(f"# {fam['family']}: m {r.get('m')} n {r.get('n')} k {r.get('k')} {k} ({len(rows)} sweep rows with it ahead)")
+        if only is None:
+            print(f"# {fam['family']}: m {r.get('m')} n {r.get('n')} k {r.get('k')} {k} ({len(rows)} sweep rows with it ahead)")
         for m, n, kk, t in (rows if len(rows) <= 2 else [rows[0], rows[-1]]):
-            print(f"  {m},{n},{kk}={k},{twin}   # sweep: twin / act {t[twin] / t[k]:.3f}")
+            pair = f"{m},{n},{kk}={k},{twin}"
+            if only is None:
+                print(f"  {pair}   # sweep: twin / act {t[twin] / t[k]:.3f}")
+            elif pair not in seen:
+                seen.add(pair)
+                print(pair)
