@@ -29,6 +29,9 @@ seen = set()
 only = sys.argv[2] if sys.argv[1:2] == ["--pairs"] and len(sys.argv) == 3 else None
 if sys.argv[1:] and only is None:
     raise SystemExit(f"usage: {sys.argv[0]} [--pairs FAMILY]  (FAMILY as default_rules.json names it, e.g. 'sm90 bf16')")
+known = sorted({fam["family"] for fam in rules["families"]})
+if only is not None and only not in known:
+    raise SystemExit(f"pairs.py: unknown family {only!r}; expected one of {known}")
 for fam in rules["families"]:
     f = fams.get((fam["family"], "any"))
     if fam.get("epilogue") == "fused" or f is None or only not in (None, fam["family"]):
