@@ -1,12 +1,10 @@
 # Session 43: where the bf16 64x128 ping-pong's bias + GELU(tanh) + residual time goes at 1024^3 (one tile per CTA,
 # so the epilogue is not hidden behind another tile's mainloop): the fused call, the same act kernel with no epilogue
 # inputs, the `_plain_st7` kernel plain, then cuBLAS's mm and addmm for reference. One launch each, run as
-#   ncu --clock-control none --profile-from-start off --set full -f -o fused python bench/probes/ncu_fused_epilogue.py
+#   PYTHONPATH=. ncu --clock-control none --profile-from-start off --set full -f -o fused python bench/probes/ncu_fused_epilogue.py
 # (bench/results/experiments/s43_tables/call.sh NCU=1 runs it and exports the SASS-level stall samples).
-import os, sys
 import torch, cutlass_gemm
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ncu_cases import profile_each  # noqa: E402
+from ncu_cases import profile_each  # bench/probes/ncu_cases.py (a script's own folder is on sys.path)
 dev = "cuda"
 torch.manual_seed(0)
 m = n = k = 1024

@@ -3,10 +3,8 @@
 #   ncu --clock-control none --profile-from-start off --section SpeedOfLight --section MemoryWorkloadAnalysis \
 #     --section LaunchStats --section Occupancy --section WarpStateStats -f -o m64 python bench/probes/ncu_m64.py
 # (output: bench/results/experiments/s26_ncu_m64.txt).
-import os, sys
 import torch, cutlass_gemm
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ncu_cases import profile_each  # noqa: E402
+from ncu_cases import profile_each  # bench/probes/ncu_cases.py (a script's own folder is on sys.path)
 dev = "cuda"
 torch.manual_seed(0)
 def fp8_case(m, n, k, cfg):

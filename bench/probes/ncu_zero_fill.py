@@ -5,10 +5,8 @@
 #     --section WarpStateStats --metrics lts__t_sectors_srcunit_tex_op_read.sum,dram__bytes_read.sum,\
 #   smsp__cycles_active.avg -f -o zf python bench/probes/ncu_zero_fill.py
 # (output: bench/results/experiments/s28_ncu_zero_fill.txt).
-import os, sys
 import torch, cutlass_gemm
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ncu_cases import profile_each  # noqa: E402
+from ncu_cases import profile_each  # bench/probes/ncu_cases.py (a script's own folder is on sys.path)
 dev = "cuda"
 torch.manual_seed(0)
 def fp8_case(m, n, k, cfg):
