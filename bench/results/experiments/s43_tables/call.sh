@@ -1,6 +1,6 @@
 # Session 43: one device call on the full build in the checkout (carry cutlass_gemm/{_C.abi3.so,_build_info.py}).
 #   [TESTS=0] [TABLES=1] [PROFILE=1] [NCU=1] bash bench/results/experiments/s43_tables/call.sh NAME   (repo root, on the device)
-# On an H200: (TESTS=1, the default) the kernel table's tests and every bf16 kernel forced; then the README's tables
+# On an H200: (TESTS=1, the default) the kernel table's tests and every 16-bit kernel forced; then the README's tables
 # (bench/regenerate.sh core fused odd, MAX_ROUNDS=8) into $OUT/NAME/results and the host time (bench/host_overhead.py).
 # Called twice in one lease (NAME a, then b with TESTS=0), the two runs are the issue #5 reproducibility pair.
 # On any other GPU (or with PROFILE=1 on any): the GPU tests of the kernel table and of every kernel forced (bf16 and FP8), or with TABLES=1 the
