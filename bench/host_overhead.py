@@ -51,6 +51,13 @@ def main() -> None:
     with torch.inference_mode():
         res["torch.ops.cutlass_gemm.gemm, inference_mode"] = per_call_us(lambda: op(a, w))
         res["torch.mm, inference_mode"] = per_call_us(lambda: torch.mm(a, w.t()))
+        # Where the op's time goes, in the same mode: the dispatcher round trip of an op of ours with no
+        # tensor (12 ints boxed, the selection's lookup), and the output allocation the op makes.
+        sel = torch.ops.cutlass_gemm._select_kernel.default
+        res["parts: torch.ops.cutlass_gemm._select_kernel (12 ints, no tensor)"] = per_call_us(
+            lambda: sel(90, 0, 0, 0, 0, 0, 16, 1024, 1024, False, False, False))
+        res["parts: torch.empty 16x1024 bf16 cuda"] = per_call_us(
+            lambda: torch.empty((16, 1024), device=dev, dtype=torch.bfloat16))
     print("| call (16x1024x1024) | host µs per call |\n|---|---|")
     for name, us in res.items():
         print(f"| {name} | {us:.1f} |")
