@@ -2,7 +2,7 @@
 # the README's tables with those rules, all in one device call (machines were scarce: one start instead of two).
 #   bash bench/results/experiments/s44_twins_tables/call.sh [NAME]   (repo root, on the device; carry
 #   cutlass_gemm/{_C.abi3.so,_build_info.py}). NAME (default a) names the tables' run; TWINS=0 skips the A/B and
-#   the derivation (a second run in the same lease: the issue #5 reproducibility pair).
+#   the derivation (a second run in the same lease: the issue #5 reproducibility pair); CALL_S: the call's limit in s.
 # Out: $OUT/s43t.tgz (the A/B), $OUT/NAME.tgz (rules, derivation log, tables, host time) or, on another GPU, the GPU
 # tests of every kernel forced instead of the tables.
 set -u
@@ -19,7 +19,7 @@ if [ "${TWINS:-1}" = 1 ]; then
   echo "derive rc $? ${SECONDS}s: $(grep -c . $R/derive.txt) lines"
 fi
 cp cutlass_gemm/default_rules.json $R/  # the rules the tables ran with
-left=$((575 - SECONDS))  # the call's 600 s less the host time and the packing
+left=$((${CALL_S:-600} - 25 - SECONDS))  # the call's limit (CALL_S, default 600 s) less the host time and the packing
 if [[ "$GPU" == *H200* ]]; then
   MAX_ROUNDS=8 timeout $((left - 25)) bash bench/regenerate.sh $R/results core fused odd > $R/regenerate.log 2>&1
   echo "regenerate rc $? ${SECONDS}s"
