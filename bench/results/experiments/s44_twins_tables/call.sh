@@ -3,6 +3,7 @@
 #   bash bench/results/experiments/s44_twins_tables/call.sh [NAME]   (repo root, on the device; carry
 #   cutlass_gemm/{_C.abi3.so,_build_info.py}). NAME (default a) names the tables' run; TWINS=0 skips the A/B and
 #   the derivation (a second run in the same lease: the issue #5 reproducibility pair); CALL_S: the call's limit in s.
+#   TABLES=0: the GPU tests instead of the tables on an H200 too.
 # Out: $OUT/s43t.tgz (the A/B), $OUT/NAME.tgz (rules, derivation log, tables, host time) or, on another GPU, the GPU
 # tests of every kernel forced instead of the tables.
 set -u
@@ -20,7 +21,7 @@ if [ "${TWINS:-1}" = 1 ]; then
 fi
 cp cutlass_gemm/default_rules.json $R/  # the rules the tables ran with
 left=$((${CALL_S:-600} - 25 - SECONDS))  # the call's limit (CALL_S, default 600 s) less the host time and the packing
-if [[ "$GPU" == *H200* ]]; then
+if [[ "$GPU" == *H200* ]] && [ "${TABLES:-1}" = 1 ]; then
   MAX_ROUNDS=8 timeout $((left - 25)) bash bench/regenerate.sh $R/results core fused odd > $R/regenerate.log 2>&1
   echo "regenerate rc $? ${SECONDS}s"
   timeout 20 python bench/host_overhead.py --out $R/host_overhead.json > $R/host.txt 2>&1
