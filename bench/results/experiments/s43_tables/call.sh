@@ -6,7 +6,9 @@
 # On any other GPU (or with PROFILE=1 on any): the GPU tests of the kernel table and of every kernel forced (bf16 and FP8), or with TABLES=1 the
 # short test run and the same tables; then, with NCU=1 and time left in the call, bench/probes/ncu_fused_epilogue.py
 # under ncu (where the bf16 64x128 ping-pong's bias + GELU + residual time goes at 1024^3), exported as CSV.
+# TABLES_S: the tables' limit in s (default 450 on an H200, 420 with TABLES=1 elsewhere).
 set -u
+case "${TABLES_S:-450}" in ''|*[!0-9]*) echo "call.sh: TABLES_S must be whole seconds, got '$TABLES_S'" >&2; exit 2;; esac
 : "${OUT:?run on the device (OUT unset)}"
 N=${1:?name the run}; R=$OUT/$N; mkdir -p $R
 export PYTHONPATH=. CUTLASS_GEMM_COMMIT=${CUTLASS_GEMM_COMMIT:-$(python -c 'import cutlass_gemm._build_info as b; print(b.GIT_COMMIT)')}
@@ -23,11 +25,11 @@ tables() {
 }
 if [[ "$GPU" == *H200* ]] && [ "${PROFILE:-0}" = 0 ]; then
   [ "${TESTS:-1}" = 1 ] && tests short
-  tables 450
+  tables ${TABLES_S:-450}
   timeout 40 python bench/host_overhead.py --out $R/host_overhead.json > $R/host.txt 2>&1
   echo "host rc $? ${SECONDS}s"; cat $R/host.txt
 else
-  if [ "${TABLES:-0}" = 1 ]; then tests short; tables 420; else tests full; fi
+  if [ "${TABLES:-0}" = 1 ]; then tests short; tables ${TABLES_S:-420}; else tests full; fi
   E=${NCU_END:-530}  # the second of the call by which ncu must have ended (the call limit less the export)
   if [ "${NCU:-0}" = 1 ] && [ $SECONDS -lt $((E - 90)) ]; then
     timeout $((E - SECONDS)) ncu --clock-control none --profile-from-start off --set full --import-source no -f \
