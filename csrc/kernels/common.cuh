@@ -73,8 +73,9 @@ struct SwapAB {
 // ---------------------------------------------------------------------------------------------
 // Epilogue trees. Every op ends in the same tail:
 //   D = beta * C + act(X + bias_f32)          C = residual, X = the op's scaled product + bias_d
-// Bias is two per-N broadcast nodes with a null default (one in the output dtype inside X, one in
-// fp32 here) so one kernel serves no bias / bias in either dtype; a null node costs no load.
+// Bias is one per-N node for either dtype inside X (RowBiasEither: SM90, Normal orientation), else two per-N
+// broadcast nodes with a null default (one in the output dtype inside X, one in fp32 here) so one kernel serves no
+// bias / bias in either dtype; a null node costs no load but still its per-element add.
 // The residual is CUTLASS's source C: beta == 0 (set when there is no residual) skips its TMA
 // load at run time.
 // kAct = false drops the run-time activation node (D = beta * C + (X + bias_f32)); such a kernel
@@ -83,10 +84,11 @@ struct SwapAB {
 // kRes = false as well (a `_plain` kernel) drops the residual: D = X + bias_f32 with CUTLASS's source C void. The
 // beta * C node runs its per-element work (C's conversion, the multiply-add) even when beta == 0 skips C's load: a
 // third of the blockwise 128x128 coop epilogue's SASS (session 38, experiments/s38_plain).
-template <class TileShape, class X, class Orient = Normal>
-using BiasY = fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, kRound>,  // Y = X + bias_f32
-    X,
-    typename Orient::template PerN<TileShape, float>>;
+template <class TileShape, class X, class Orient = Normal, bool kOneBias = false>
+using BiasY = cute::conditional_t<kOneBias, X,                                           // Y = X (X has the bias)
+    fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, float, float, kRound>,              // or Y = X + bias_f32
+        X,
+        typename Orient::template PerN<TileShape, float>>>;
 
 // The activation functor for an output type: 16-bit outputs take gelu16 for erf GELU (activation.cuh).
 template <class ElementD>
@@ -96,15 +98,16 @@ struct ActivationFor {
                                  epilogue::RuntimeActivation<T>>;
 };
 
-template <class TileShape, class ElementD, class X, class Orient = Normal, bool kAct = true, bool kRes = true>
+template <class TileShape, class ElementD, class X, class Orient = Normal, bool kAct = true, bool kRes = true,
+          bool kOneBias = false>
 using EpilogueTail = cute::conditional_t<kRes,
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::homogeneous_multiply_add, ElementD, float, kRound>,  // beta * C + Z
         fusion::Sm90ScalarBroadcast<float>,                                                           //   beta
         fusion::Sm90SrcFetch<ElementD>,                                                               //   C
         cute::conditional_t<kAct,
             fusion::Sm90EVT<fusion::Sm90Compute<ActivationFor<ElementD>::template Fn, float, float, kRound>,  //   Z = act(Y)
-                BiasY<TileShape, X, Orient>>,
-            BiasY<TileShape, X, Orient>>>,                                                         //   or Z = Y
+                BiasY<TileShape, X, Orient, kOneBias>>,
+            BiasY<TileShape, X, Orient, kOneBias>>>,                                                         //   or Z = Y
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::plus, ElementD, float, kRound>,                     // or D = X + bias_f32
         X,
         typename Orient::template PerN<TileShape, float>>>;
@@ -192,7 +195,7 @@ struct RowBiasEither : fusion::Sm90RowBroadcast<0, TileShape, float, float> {
   }
 };
 
-// X's bias: bias_d alone, or (kOneBias: a `_plain` kernel of Normal orientation) RowBiasEither.
+// X's bias: bias_d alone, or (kOneBias: an SM90 kernel of Normal orientation) RowBiasEither.
 template <class TileShape, class ElementD, class Orient, bool kOneBias>
 using XBias = cute::conditional_t<kOneBias, RowBiasEither<TileShape, ElementD>, BiasD<TileShape, ElementD, Orient>>;
 
@@ -209,21 +212,21 @@ typename Node::Arguments x_bias_args(const BiasPtrs<ElementD>& b) {
     return {b.d, ElementD(0), {}};
 }
 
-// X = alpha * acc + bias_d (16-bit GEMM; blockwise FP8, whose scales act in the mainloop). kOneBias: X is the whole
-// tree (D = alpha * acc + bias, either dtype; the output dtype at its root).
-template <class TileShape, class ElementD, class Orient = Normal, bool kOneBias = false>
+// X = alpha * acc + bias_d (16-bit GEMM; blockwise FP8, whose scales act in the mainloop). kOneBias: the bias in
+// either dtype (RowBiasEither); kRoot: X is the whole tree (a `_plain` kernel: the output dtype at its root).
+template <class TileShape, class ElementD, class Orient = Normal, bool kOneBias = false, bool kRoot = kOneBias>
 using AlphaX = fusion::Sm90EVT<
-    fusion::Sm90Compute<cutlass::homogeneous_multiply_add, cute::conditional_t<kOneBias, ElementD, float>, float,
+    fusion::Sm90Compute<cutlass::homogeneous_multiply_add, cute::conditional_t<kRoot, ElementD, float>, float,
                         kRound>,
     fusion::Sm90ScalarBroadcast<float>,  // alpha
     fusion::Sm90AccFetch,                // acc
     XBias<TileShape, ElementD, Orient, kOneBias>>;
 
 // X = (scale_a * acc) * scale_b + bias_d (FP8): scale_a per row of a (or per-tensor), scale_b per
-// column of b^T (or per-tensor). kOneBias: as AlphaX's.
-template <class TileShape, class ElementD, class Orient = Normal, bool kOneBias = false>
+// column of b^T (or per-tensor). kOneBias, kRoot: as AlphaX's.
+template <class TileShape, class ElementD, class Orient = Normal, bool kOneBias = false, bool kRoot = kOneBias>
 using ScaledX = fusion::Sm90EVT<
-    fusion::Sm90Compute<cutlass::homogeneous_multiply_add, cute::conditional_t<kOneBias, ElementD, float>, float,
+    fusion::Sm90Compute<cutlass::homogeneous_multiply_add, cute::conditional_t<kRoot, ElementD, float>, float,
                         kRound>,
     fusion::Sm90EVT<fusion::Sm90Compute<cutlass::multiplies, float, float, kRound>,
         typename Orient::template PerMOrScalar<TileShape>,  // scale_a [M] or [1]
@@ -231,14 +234,19 @@ using ScaledX = fusion::Sm90EVT<
     typename Orient::template PerNOrScalar<TileShape>,      // scale_b [N] or [1]
     XBias<TileShape, ElementD, Orient, kOneBias>>;
 
-// Arguments of EpilogueTail<..., X, Orient, kAct, kRes> around X's arguments (the brace tree mirrors the type tree).
-template <class Tree, class X, bool kAct = true, bool kRes = true>
+// Arguments of EpilogueTail<..., X, Orient, kAct, kRes, kOneBias> around X's arguments (the brace tree mirrors the
+// type tree; with kOneBias, Y is X and bias_f32 is unused: X's RowBiasEither has the bias).
+template <class Tree, class X, bool kAct = true, bool kRes = true, bool kOneBias = false>
 typename Tree::Arguments tail_args(const GemmParams& p, const float* bias_f32, typename X::Arguments const& x) {
   const float beta = p.residual != nullptr ? p.beta : 0.0f;
   if constexpr (std::is_same_v<Tree, X>)
     return x;  // a `_plain` kernel with one bias node: X is the tree
   else if constexpr (!kRes)
     return {x, {bias_f32, 0.0f, {}}, {}};  // D = X + bias_f32
+  else if constexpr (kOneBias && kAct)
+    return {{{beta}}, {}, {x, {static_cast<int32_t>(p.act)}}, {}};  // beta, C, Z = act(X)
+  else if constexpr (kOneBias)
+    return {{{beta}}, {}, x, {}};  // beta, C, Z = X
   else if constexpr (kAct)
     return {{{beta}},                                       // beta
             {},                                             // C

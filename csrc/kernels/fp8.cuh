@@ -40,10 +40,14 @@ struct ScaledGemm {
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   static constexpr bool kAct = kAct_, kRes = kRes_;
-  static constexpr bool kOneBias = !kRes && !Orient::kSwap;         // `_plain`: X is the tree (RowBiasEither)
-  using X = ScaledX<CtaTile, ElementD, Orient, kOneBias>;            // scale_a * acc * scale_b + bias_d
+  // One bias node for either dtype (RowBiasEither) on SM90 in Normal orientation; SM100 keeps its two (unverified
+  // there). kXRoot (`_plain`): X is the tree.
+  static constexpr bool kOneBias =
+      !Orient::kSwap && (!kRes || std::is_same_v<typename Schedule::Arch, cutlass::arch::Sm90>);
+  static constexpr bool kXRoot = kOneBias && !kRes;
+  using X = ScaledX<CtaTile, ElementD, Orient, kOneBias, kXRoot>;    // scale_a * acc * scale_b + bias
   using XB = XBias<CtaTile, ElementD, Orient, kOneBias>;             // X's bias node
-  using Tree = cute::conditional_t<kOneBias, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>>;
+  using Tree = cute::conditional_t<kXRoot, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes, kOneBias>>;
   using CollectiveEpilogue =
       CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using MmaA = cute::conditional_t<Orient::kSwap, ElementB, ElementA>;  // the mainloop's A: b if swapped
@@ -68,7 +72,7 @@ struct ScaledGemm {
         {p.scale_b, 0.0f, Orient::per_n(col_b)},                     // scale_b
         x_bias_args<XB>(bias),                                       // bias_d (or either dtype)
         {}};
-    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, x);
+    args.epilogue.thread = tail_args<Tree, X, kAct, kRes, kOneBias>(p, bias.f32, x);
     if constexpr (IsPromotedFp8<typename CollectiveMainloop::DispatchPolicy>::value) {
       // CUTLASS promotes on k-tile boundaries only: the interval (the caller's, else CUTLASS's 4) rounds
       // up to whole k-tiles of TK / 32 MMAs (a 256-deep tile promotes every 8 MMAs when asked for 4).

@@ -23,10 +23,14 @@ struct Gemm16 {
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   static constexpr bool kAct = kAct_, kRes = kRes_;
-  static constexpr bool kOneBias = !kRes && !Orient::kSwap;         // `_plain`: X is the tree (RowBiasEither)
-  using X = AlphaX<CtaTile, ElementD, Orient, kOneBias>;             // alpha * acc + bias_d
+  // One bias node for either dtype (RowBiasEither) on SM90 in Normal orientation; SM100 keeps its two (unverified
+  // there). kXRoot (`_plain`): X is the tree.
+  static constexpr bool kOneBias =
+      !Orient::kSwap && (!kRes || std::is_same_v<typename Schedule::Arch, cutlass::arch::Sm90>);
+  static constexpr bool kXRoot = kOneBias && !kRes;
+  using X = AlphaX<CtaTile, ElementD, Orient, kOneBias, kXRoot>;     // alpha * acc + bias (either dtype with kOneBias)
   using XB = XBias<CtaTile, ElementD, Orient, kOneBias>;             // X's bias node
-  using Tree = cute::conditional_t<kOneBias, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>>;
+  using Tree = cute::conditional_t<kXRoot, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes, kOneBias>>;
   using CollectiveEpilogue =
       CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
   using CollectiveMainloop =
@@ -43,7 +47,7 @@ struct Gemm16 {
   static typename Adapter::Arguments make_args(const GemmParams& p) {
     auto args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p);
     auto bias = split_bias<ElementD>(p, kOut);
-    args.epilogue.thread = tail_args<Tree, X, kAct, kRes>(p, bias.f32, alpha_x_args<X, XB>(p, bias));
+    args.epilogue.thread = tail_args<Tree, X, kAct, kRes, kOneBias>(p, bias.f32, alpha_x_args<X, XB>(p, bias));
     return args;
   }
 
