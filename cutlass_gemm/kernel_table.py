@@ -70,8 +70,8 @@ class Kernel:
     scheduler: str = "persistent"
     activation: bool = True  # False: no activation in the epilogue (activation="none" calls only)
     # False (with activation False: `_plain`): no residual (CUTLASS's source C) in the epilogue either, so calls with
-    # neither serve; its epilogue drops the beta * C node's per-element work that runs even when C is not loaded (FP8
-    # scaled ones, Normal orientation, also add a bias of either dtype with one node: common.cuh RowBiasEither).
+    # neither serve; its epilogue drops the beta * C node's per-element work that runs even when C is not loaded. (Every
+    # SM90 16-bit and FP8 scaled kernel of Normal orientation adds a bias of either dtype with one node: RowBiasEither.)
     residual: bool = True
     ctas_per_sm: int = 1  # ws only: 2 sizes the stages to half an SM's shared memory, two CTAs resident per SM
     stores: int = 0  # SM90 TMA epilogue subtile stores in flight; 0: CUTLASS's builder's min(subtiles, 2)

@@ -73,9 +73,9 @@ struct SwapAB {
 // ---------------------------------------------------------------------------------------------
 // Epilogue trees. Every op ends in the same tail:
 //   D = beta * C + act(X + bias_f32)          C = residual, X = the op's scaled product + bias_d
-// Bias is one per-N node for either dtype inside X (RowBiasEither: SM90, Normal orientation), else two per-N
-// broadcast nodes with a null default (one in the output dtype inside X, one in fp32 here) so one kernel serves no
-// bias / bias in either dtype; a null node costs no load but still its per-element add.
+// Bias is one per-N node for either dtype inside X (RowBiasEither: the SM90 16-bit and FP8 scaled kernels of Normal
+// orientation), else two per-N broadcast nodes with a null default (one in the output dtype inside X, one in fp32
+// here) so one kernel serves no bias / bias in either dtype; a null node costs no load but still its per-element add.
 // The residual is CUTLASS's source C: beta == 0 (set when there is no residual) skips its TMA
 // load at run time.
 // kAct = false drops the run-time activation node (D = beta * C + (X + bias_f32)); such a kernel
