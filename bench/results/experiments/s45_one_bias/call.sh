@@ -9,6 +9,9 @@ set -u
 : "${OUT:?run on the device (OUT unset)}"
 HERE=$(cd "$(dirname "$0")" && pwd); ROOT=$PWD; R=$OUT/s45b; mkdir -p $R
 [ -d "${Z:?set Z to the one-bias build}/cutlass_gemm" ] || { echo "Z=$Z: no build there"; exit 2; }
+for v in "ROUNDS=${ROUNDS:-3}" "COOP_BY=${COOP_BY:-300}"; do
+  case "${v#*=}" in ''|*[!0-9]*|0) echo "call.sh: ${v%%=*} must be a whole number above 0, got '${v#*=}'" >&2; exit 2;; esac
+done
 echo "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
 (cd $Z && PYTHONPATH=. timeout 170 python -m pytest ${TEST_FILES:-tests/test_kernel_table.py tests/test_gpu_gemm.py tests/test_gpu_fp8.py} \
   -q -p no:cacheprovider > $R/tests.txt 2>&1)

@@ -79,6 +79,8 @@ def main():
     out = {}
     cases = [("gemm %dx%dx%d %s %s" % c, bf16_case, c) for c in BF16]
     cases += [("scaled_mm %dx%dx%d %s %s %s %s" % c, fp8_case, c) for c in FP8]
+    if not any(args.match in label for label, _, _ in cases):
+        ap.error(f"--match {args.match!r}: no case label contains it (labels: {[label for label, _, _ in cases]})")
     for label, make_case, c in cases:
         if args.match in label:
             fn, sets = make_case(*c)
