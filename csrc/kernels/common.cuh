@@ -195,7 +195,13 @@ struct RowBiasEither : fusion::Sm90RowBroadcast<0, TileShape, float, float> {
   }
 };
 
-// X's bias: bias_d alone, or (kOneBias: an SM90 kernel of Normal orientation) RowBiasEither.
+// Whether a kernel adds its bias with one RowBiasEither node: SM90 in Normal orientation (swap-AB kernels' bias runs
+// along their tile's M), and every `_plain` one; SM100's act kernels keep two (not verified on that hardware).
+template <class Schedule, class Orient, bool kRes>
+inline constexpr bool kOneBiasFor =
+    !Orient::kSwap && (!kRes || std::is_same_v<typename Schedule::Arch, cutlass::arch::Sm90>);
+
+// X's bias: bias_d alone, or (kOneBias: kOneBiasFor) RowBiasEither.
 template <class TileShape, class ElementD, class Orient, bool kOneBias>
 using XBias = cute::conditional_t<kOneBias, RowBiasEither<TileShape, ElementD>, BiasD<TileShape, ElementD, Orient>>;
 

@@ -23,11 +23,8 @@ struct Gemm16 {
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
   static constexpr bool kAct = kAct_, kRes = kRes_;
-  // One bias node for either dtype (RowBiasEither) on SM90 in Normal orientation; SM100 keeps its two (unverified
-  // there). kXRoot (`_plain`): X is the tree.
-  static constexpr bool kOneBias =
-      !Orient::kSwap && (!kRes || std::is_same_v<typename Schedule::Arch, cutlass::arch::Sm90>);
-  static constexpr bool kXRoot = kOneBias && !kRes;
+  static constexpr bool kOneBias = kOneBiasFor<Schedule, Orient, kRes>;  // one bias node (RowBiasEither)
+  static constexpr bool kXRoot = kOneBias && !kRes;                     // `_plain`: X is the tree
   using X = AlphaX<CtaTile, ElementD, Orient, kOneBias, kXRoot>;     // alpha * acc + bias (either dtype with kOneBias)
   using XB = XBias<CtaTile, ElementD, Orient, kOneBias>;             // X's bias node
   using Tree = cute::conditional_t<kXRoot, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes, kOneBias>>;
