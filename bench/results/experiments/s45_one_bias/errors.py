@@ -39,7 +39,8 @@ def main():
                 a, b = torch.randn(M, K, device="cuda", dtype=dt), torch.randn(N, K, device="cuda", dtype=dt)
                 bias = torch.randn(N, device="cuda", dtype=out_dt if bias_dtype == "out" else torch.float32)
                 res = torch.randn(M, N, device="cuda", dtype=out_dt)
-                kw = dict(activation="gelu_tanh", alpha=0.5, beta=0.75, config=k.name)
+                kw = dict(activation="gelu_tanh", alpha=0.5, beta=0.75, config=k.name,
+                          out_dtype=torch.float32 if k.out == "f32" else None)
                 poison_next_output(M * N, a.device)
                 out = _GEMM(a, b, bias, res, **kw)
                 ref = gemm_reference(a, b, bias, res, "gelu_tanh", 0.5, 0.75, compute_dtype=torch.float64,
