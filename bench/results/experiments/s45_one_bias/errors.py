@@ -43,8 +43,8 @@ def main():
                           out_dtype=torch.float32 if k.out == "f32" else None)
                 poison_next_output(M * N, a.device)
                 out = _GEMM(a, b, bias, res, **kw)
-                ref = gemm_reference(a, b, bias, res, "gelu_tanh", 0.5, 0.75, compute_dtype=torch.float64,
-                                     cast_output=False)
+                ref = gemm_reference(a, b, bias, res, "gelu_tanh", 0.5, 0.75, out_dtype=kw["out_dtype"],
+                                     compute_dtype=torch.float64, cast_output=False)
             else:
                 a = (torch.randn(M, K, device="cuda") / 2).to(getattr(torch, kt.TORCH_DTYPE_NAMES[k.a]))
                 b = (torch.randn(N, K, device="cuda") / 2).to(getattr(torch, kt.TORCH_DTYPE_NAMES[k.b]))
