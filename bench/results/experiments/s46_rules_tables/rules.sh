@@ -23,3 +23,17 @@ for i in 1 2; do
   sw bf16_mid_s46_$i --epilogue none
   sw bf16_fused_mid_s46_$i --epilogue bias_gelu_residual
 done
+# Time left (the call's limit is 600 s): the rules re-derived with the A/B verdicts and these sweeps, and the mid
+# shapes timed with the shipped and the derived rules (ours and cuBLAS, same run), the pick check of the mid shapes.
+cp $OUT/s43t/ab_s43_twins_*.json bench/results/ab/ 2>/dev/null; cp $OUT/mid/sweep_*.json bench/results/sweeps/
+cp cutlass_gemm/default_rules.json $OUT/mid/shipped_rules.json
+python tools/derive_rules.py bench/results/sweeps/*.json > $OUT/mid/derive.txt 2>&1; echo "derive rc $? ${SECONDS}s"
+cp cutlass_gemm/default_rules.json $OUT/mid/default_rules.json
+for rules in shipped derived; do
+  [ $SECONDS -lt 470 ] || { echo "bench ($rules rules) skipped: ${SECONDS}s"; continue; }
+  cp $OUT/mid/${rules/derived/default}_rules.json cutlass_gemm/default_rules.json
+  timeout 60 python -m bench --shapes $S --op gemm --epilogue none,bias_gelu_residual --rounds 3 --no-compile \
+    --out $OUT/mid/bench_$rules > $OUT/mid/bench_$rules.txt 2>&1; echo "bench ($rules rules) rc $? ${SECONDS}s"
+done
+find $OUT/mid -name "*.png" -delete; tar czf $OUT/mid.tgz -C $OUT mid
+diff <(python -m json.tool $OUT/mid/shipped_rules.json) <(python -m json.tool $OUT/mid/default_rules.json) | grep -c "^[<>]"
