@@ -30,9 +30,9 @@ cp cutlass_gemm/default_rules.json $OUT/mid/shipped_rules.json
 python tools/derive_rules.py bench/results/sweeps/*.json > $OUT/mid/derive.txt 2>&1; echo "derive rc $? ${SECONDS}s"
 cp cutlass_gemm/default_rules.json $OUT/mid/default_rules.json
 for rules in shipped derived; do
-  [ $SECONDS -lt 470 ] || { echo "bench ($rules rules) skipped: ${SECONDS}s"; continue; }
+  [ $SECONDS -lt 430 ] || { echo "bench ($rules rules) skipped: ${SECONDS}s"; continue; }
   cp $OUT/mid/${rules/derived/default}_rules.json cutlass_gemm/default_rules.json
-  timeout 60 python -m bench --shapes $S --op gemm --epilogue none,bias_gelu_residual --rounds 3 --no-compile \
+  timeout 75 python -m bench --shapes $S --op gemm --epilogue none,bias_gelu_residual --rounds 3 --no-compile \
     --out $OUT/mid/bench_$rules > $OUT/mid/bench_$rules.txt 2>&1; echo "bench ($rules rules) rc $? ${SECONDS}s"
 done
 find $OUT/mid -name "*.png" -delete; tar czf $OUT/mid.tgz -C $OUT mid
