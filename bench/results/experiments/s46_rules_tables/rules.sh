@@ -5,7 +5,8 @@
 # ones) and the bf16 sweeps between swept shapes (s45_mid_sweeps' shapes, plain and bias + GELU + residual, two rounds).
 # Out: $OUT/err/errors.txt, $OUT/s43t.tgz, $OUT/mid.tgz. Then here: copy $OUT/s43t/ab_s43_twins_*.json into
 # bench/results/ab/ and $OUT/mid/sweep_*.json into bench/results/sweeps/, python tools/derive_rules.py
-# bench/results/sweeps/*.json, and check every changed pick (tables.sh's CHECK).
+# bench/results/sweeps/*.json (it must give $OUT/mid/default_rules.json). In the same lease, next:
+#   TWINS=0 bash bench/results/experiments/s44_twins_tables/call.sh a   (the tables with the rules derived here)
 set -u
 : "${OUT:?run on the device (OUT unset)}"
 H=bench/results/experiments
@@ -16,7 +17,9 @@ timeout 60 python $H/s45_one_bias/errors.py > $OUT/err/errors.txt 2>&1; echo "er
 [[ "$GPU" == *H200* ]] || { echo "not an H200: the rules' inputs are the H200's; stopping"; exit 0; }
 bash $H/s43_twins/call.sh
 S="1024,1024,2048 1024,1024,4096 2048,1024,2048 2048,1024,4096 1024,2048,2048 1024,2048,4096 1536,1536,1536 3072,3072,3072 1000,1000,1000"
-sw() { local n=$1; shift; timeout 110 python -m bench.sweep --op gemm --dtype bf16 "$@" --shapes $S \
+sw() { local n=$1 t=$(( 540 - SECONDS < 110 ? 540 - SECONDS : 110 )); shift
+  [ $t -ge 40 ] || { echo "$n skipped: ${SECONDS}s"; return; }
+  timeout $t python -m bench.sweep --op gemm --dtype bf16 "$@" --shapes $S \
   --json $OUT/mid/sweep_${n}.json > $OUT/mid/sw_${n}.txt 2>&1; echo "$n rc $? ${SECONDS}s"
   tar czf $OUT/mid.tgz -C $OUT mid; }  # after each sweep: a call cut short keeps what ran
 for i in 1 2; do
@@ -36,4 +39,5 @@ for rules in shipped derived; do
     --out $OUT/mid/bench_$rules > $OUT/mid/bench_$rules.txt 2>&1; echo "bench ($rules rules) rc $? ${SECONDS}s"
 done
 find $OUT/mid -name "*.png" -delete; tar czf $OUT/mid.tgz -C $OUT mid
+cp $OUT/mid/default_rules.json /tmp/s44_default_rules.json  # TWINS=0 s44_twins_tables/call.sh in this lease runs with them
 diff <(python -m json.tool $OUT/mid/shipped_rules.json) <(python -m json.tool $OUT/mid/default_rules.json) | grep -c "^[<>]"
