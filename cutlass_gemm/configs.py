@@ -26,7 +26,7 @@ import operator
 import os
 import threading
 from dataclasses import asdict, dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple, Union
+from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
 
 import torch
 
@@ -104,16 +104,28 @@ def rule_from_dict(d: object) -> Rule:
     return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0), d.get("epilogue", "any"), d.get("pdl", False))
 
 
-def _load_default_rules(path: str = DEFAULT_RULES_FILE) -> Tuple[Rule, ...]:
+def _load_defaults(path: str = DEFAULT_RULES_FILE) -> Tuple[Tuple[Rule, ...], Tuple[Optional[FrozenSet[Tuple[int, int]]], ...]]:
     """The shipped defaults (data: default_rules.json, written by tools/derive_rules.py from
-    bench/sweep.py measurements), families in file order, each family's rules in priority order.
+    bench/sweep.py measurements), families in file order, each family's rules in priority order;
+    and per rule, the (N, K) its family's sweeps measured (None: a family not derived from sweeps).
     Rules match only their own arch's families, so SM100 rules never touch an SM90 decision."""
     with open(path) as fh:
         data = json.load(fh)
-    return tuple(rule_from_dict(r) for fam in data["families"] for r in fam["rules"])
+    rules, measured = [], []
+    for fam in data["families"]:
+        nk = fam.get("measured_nk")
+        got = None if nk is None else frozenset((int(n), int(k)) for n, k in nk)
+        for r in fam["rules"]:
+            rules.append(rule_from_dict(r))
+            measured.append(got)
+    return tuple(rules), tuple(measured)
 
 
-DEFAULT_RULES: Tuple[Rule, ...] = _load_default_rules()
+def _load_default_rules(path: str = DEFAULT_RULES_FILE) -> Tuple[Rule, ...]:
+    return _load_defaults(path)[0]
+
+
+DEFAULT_RULES, _DEFAULT_MEASURED_NK = _load_defaults()
 
 _lock = threading.Lock()
 _user_rules: List[Rule] = []
@@ -224,9 +236,13 @@ class Decision:
     kernel: str
     reason: str  # "rule N (user|tuned|default)" or "family fallback"
     pdl: bool = False  # the rule launches it with programmatic dependent launch (unless CUTLASS_GEMM_PDL says)
+    measured: Optional[bool] = None  # a default rule: whether its sweeps timed this (N, K) (None: not a default rule)
 
     def __str__(self) -> str:
-        return f"{self.kernel} ({self.reason}{', PDL' if self.pdl else ''})"
+        seen = {None: "", True: ", measured at this N, K",
+                False: ", N, K not measured: the rule's M ladder was timed at other (N, K); cutlass_gemm.tune() times "
+                       "the candidates at this shape"}[self.measured]
+        return f"{self.kernel} ({self.reason}{', PDL' if self.pdl else ''}{seen})"
 
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
@@ -274,9 +290,11 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
             for kk, on in zip(kt.KERNELS, mask)]
     with _lock:
         tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
+    first_default = len(tagged) - len(DEFAULT_RULES)
     for i, (r, src) in enumerate(tagged):
         if r.spec.family == family and r.holds(m, n, k, fused or activation) and runs[kt.KERNEL_IDS[r.kernel]]:
-            return Decision(r.kernel, f"rule {i} ({src})", r.pdl)
+            nk = _DEFAULT_MEASURED_NK[i - first_default] if src == "default" else None
+            return Decision(r.kernel, f"rule {i} ({src})", r.pdl, None if nk is None else (n, k) in nk)
     for kk, ok in zip(kt.KERNELS, runs):
         if ok and kk.family == family:
             return Decision(kk.name, "family fallback")

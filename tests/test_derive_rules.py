@@ -194,6 +194,31 @@ def test_derive_replaces_only_the_swept_families(tmp_path):
     assert subprocess.run([*tool, "--check"]).returncode == 0
 
 
+def test_a_derived_family_lists_its_measured_nk_and_explain_says_whether_a_call_is_one(monkeypatch, tmp_path):
+    """derive writes the (N, K) its sweeps timed beside a family's rules; explain tells a call at one of
+    them from one whose rule is an M ladder timed elsewhere (where cutlass_gemm.tune() is the remedy)."""
+    import torch
+
+    import cutlass_gemm.configs as configs
+
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0},
+         (4096, 1024, 2048): {SMALL: 9.0, MID: 8.0}}
+    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03)
+    assert doc["families"][0]["measured_nk"] == [[1024, 2048], [8192, 8192]]
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps(doc))
+    rules, measured = configs._load_defaults(str(path))
+    monkeypatch.setattr(configs, "DEFAULT_RULES", rules)
+    monkeypatch.setattr(configs, "_DEFAULT_MEASURED_NK", measured)
+    seen = configs.explain(4096, 8192, 8192, torch.bfloat16, arch=90)
+    unseen = configs.explain(4096, 4096, 4096, torch.bfloat16, arch=90)
+    assert (seen.kernel, seen.measured, unseen.measured) == (MID, True, False)
+    assert "measured at this N, K" in str(seen) and "cutlass_gemm.tune()" in str(unseen)
+    with open(configs.DEFAULT_RULES_FILE) as fh:  # the shipped file: every family derived from sweeps lists them
+        shipped = json.load(fh)
+    assert all(("measured_nk" in f) == f["source"].startswith("tools/derive_rules.py") for f in shipped["families"])
+
+
 def test_a_fused_epilogue_sweep_gives_fused_rules_ahead_of_the_family():
     """A sweep timed with GELU + residual yields the family's "fused" entry, placed before its rules
     for any epilogue (which would otherwise win first), every rule tagged; the other entries stay."""

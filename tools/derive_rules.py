@@ -28,7 +28,9 @@ many (N, K) makes it a global step again).
 A shape measured several times (two suites, or the same family swept twice: pass both files)
 counts once, with each kernel's median time, so one noisy run moves the rules less. A sweep's
 "superseded" {kernel: why} drops its timings of kernels whose code changed after it ran.
-Families the inputs cover are replaced in the output file; the others are kept as they are.
+Families the inputs cover are replaced in the output file; the others are kept as they are. Each
+derived family lists the (N, K) its sweeps timed ("measured_nk"): `configs.explain` tells a call at one
+of them from one whose rule is an M ladder timed at other (N, K).
 Then every rule's `pdl` flag (launch with programmatic dependent launch) is set from the PDL A/B in
 --pdl (default bench/results/pdl_ab): folders off_<run>/ and on_<run>/ of `python -m bench` results
 at CUTLASS_GEMM_PDL=0 and =1. A shape counts for the rule that selects it, when the run timed that
@@ -410,6 +412,7 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
             rules = [dict(r, epilogue=ep) for r in rules]
         entry = {"family": label, **({"epilogue": ep} if ep != "any" else {}),
                  "source": f"tools/derive_rules.py --tolerance {tolerance} from bench/sweep.py: " + "; ".join(f["sources"]),
+                 "measured_nk": [list(nk) for nk in sorted({(n, k) for _m, n, k, _t in f["rows"]})],
                  "rules": rules}
         key = lambda e: (e["family"], e.get("epilogue", "any"))  # noqa: E731
         idx = next((i for i, e in enumerate(doc["families"]) if key(e) == (label, ep)), None)
