@@ -15,7 +15,7 @@ GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); echo "$GPU, 
 mkdir -p $OUT/err $OUT/mid
 timeout 60 python $H/s45_one_bias/errors.py > $OUT/err/errors.txt 2>&1; echo "errors rc $? ${SECONDS}s: $(tail -1 $OUT/err/errors.txt)"
 [[ "$GPU" == *H200* ]] || { echo "not an H200: the rules' inputs are the H200's; stopping"; exit 0; }
-bash $H/s43_twins/call.sh
+[ "${TWINS:-1}" = 1 ] && bash $H/s43_twins/call.sh  # TWINS=0: the mid sweeps only
 S="1024,1024,2048 1024,1024,4096 2048,1024,2048 2048,1024,4096 1024,2048,2048 1024,2048,4096 1536,1536,1536 3072,3072,3072 1000,1000,1000"
 sw() { local n=$1 t=$(( 540 - SECONDS < 110 ? 540 - SECONDS : 110 )); shift
   [ $t -ge 40 ] || { echo "$n skipped: ${SECONDS}s"; return; }
