@@ -1,0 +1,27 @@
+# Session 46, H100: A/B (bench.ab, 5 rounds, order reversed every other round) of the H200 rules' 128x128 launches
+# against the wider tiles of the same family at the suite shapes where the H100 tables (bench/results/h100_s46) put us
+# below 0.95x the competitor; the sweep of probe.sh had the 128x256 fast coop 1.24x faster than the H200's pick at
+# 8192x57344x8192 on the H100 (5898 vs 7331 us; on the H200 the two are within 2%).
+#   bash bench/results/experiments/s46_h100_fp8_big/ab.sh      (repo root, on the device; carry the build)
+set -u
+: "${OUT:?run on the device (OUT unset)}"
+R=$OUT/ab100; mkdir -p $R
+export PYTHONPATH=.
+nvidia-smi --query-gpu=name --format=csv,noheader | head -1
+F=sm90_e4m3_scaled_fast_ P=sm90_e4m3_scaled_promoted_
+ab() { local name=$1 t=$2; shift 2
+  timeout $t python -m bench.ab --rounds 5 --json $R/ab_h100_$name.json "$@" > $R/ab_$name.txt 2>&1
+  echo "$name rc $? ${SECONDS}s"; tar czf $OUT/ab100.tgz -C $OUT ab100; }
+ab fast 150 --op scaled_mm --scale row --accumulate fast --epilogue bias --pair \
+  8192,57344,8192=${F}t128x128x128_c1x2_pingpong_plain,${F}t128x256x128_c2x1_coop_plain \
+  2048,57344,8192=${F}t128x128x128_c1x2_pingpong_plain,${F}t128x256x128_c2x1_coop_plain \
+  8192,8192,8192=${F}t128x128x128_c2x1_pingpong_plain,${F}t128x256x128_c2x1_coop_plain \
+  8192,10240,8192=${F}t128x128x128_c1x2_pingpong_plain,${F}t128x256x128_c2x1_coop_plain \
+  2048,8192,8192=${F}t128x128x128_c1x2_pingpong_plain,${F}t128x256x128_c2x1_coop_plain
+ab promoted 150 --op scaled_mm --scale row --accumulate accurate --epilogue bias --pair \
+  8192,57344,8192=${P}t128x128x128_c1x2_coop_plain,${P}t128x192x128_c1x2_coop,${P}t128x160x128_c2x1_coop \
+  2048,57344,8192=${P}t128x128x128_c1x1_coop_plain,${P}t128x192x128_c1x2_coop,${P}t128x160x128_c2x1_coop \
+  512,57344,8192=${P}t128x128x128_c1x2_coop_plain,${P}t128x160x128_c2x1_coop
+ab bf16_fused 60 --op gemm --dtype bf16 --epilogue bias_gelu_residual --pair \
+  8192,10240,8192=sm90_bf16_t128x128x64_c1x2_pingpong,sm90_bf16_t128x256x64_c2x1_coop
+tail -n 8 $R/ab_*.txt | cut -c1-200
