@@ -26,7 +26,7 @@ import operator
 import os
 import threading
 from dataclasses import asdict, dataclass
-from typing import FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
 
 import torch
 
@@ -38,6 +38,7 @@ RULE_FIELDS = ("arch", "a", "b", "out", "scale", "accum", "epilogue", "m_lo", "m
 # A rule's epilogue class, in the order of the C++ enum `cutlass_gemm::EpilogueClass` (registry.h).
 EPILOGUE_CLASSES = ("any", "plain", "fused")
 CONFIG_FILE_ENV = "CUTLASS_GEMM_CONFIG_FILE"
+GPU_OVERLAY_ENV = "CUTLASS_GEMM_GPU_OVERLAY"  # "0": the shipped defaults alone, whatever the GPU
 RULE_KEYS = ("kernel", "m", "n", "k", "epilogue", "pdl")  # a rule's JSON form (rule_from_dict)
 
 
@@ -104,10 +105,12 @@ def rule_from_dict(d: object) -> Rule:
     return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0), d.get("epilogue", "any"), d.get("pdl", False))
 
 
-def _load_defaults(path: str = DEFAULT_RULES_FILE) -> Tuple[Tuple[Rule, ...], Tuple[Optional[FrozenSet[Tuple[int, int]]], ...]]:
+def _load_defaults(path: str = DEFAULT_RULES_FILE) -> Tuple[Tuple[Rule, ...], Tuple[Optional[FrozenSet[Tuple[int, int]]], ...],
+                                                          Dict[str, Tuple[Rule, ...]]]:
     """The shipped defaults (data: default_rules.json, written by tools/derive_rules.py from
     bench/sweep.py measurements), families in file order, each family's rules in priority order;
-    and per rule, the (N, K) its family's sweeps measured (None: a family not derived from sweeps).
+    per rule, the (N, K) its family's sweeps measured (None: a family not derived from sweeps); and per
+    GPU name, the overlay rules its own A/Bs gave (ahead of the defaults on that GPU).
     Rules match only their own arch's families, so SM100 rules never touch an SM90 decision."""
     with open(path) as fh:
         data = json.load(fh)
@@ -118,24 +121,45 @@ def _load_defaults(path: str = DEFAULT_RULES_FILE) -> Tuple[Tuple[Rule, ...], Tu
         for r in fam["rules"]:
             rules.append(rule_from_dict(r))
             measured.append(got)
-    return tuple(rules), tuple(measured)
+    overlays = {o["gpu"]: tuple(rule_from_dict(r) for r in o["rules"]) for o in data.get("gpu_overlays", [])}
+    return tuple(rules), tuple(measured), overlays
 
 
 def _load_default_rules(path: str = DEFAULT_RULES_FILE) -> Tuple[Rule, ...]:
     return _load_defaults(path)[0]
 
 
-DEFAULT_RULES, _DEFAULT_MEASURED_NK = _load_defaults()
+DEFAULT_RULES, _DEFAULT_MEASURED_NK, GPU_OVERLAYS = _load_defaults()
+
+
+def _visible_gpu_names() -> List[str]:
+    if not torch.cuda.is_available():
+        return []
+    return [torch.cuda.get_device_name(d) for d in range(torch.cuda.device_count())]
+
+
+def _overlay_gpu(names: Sequence[str]) -> Optional[str]:
+    """The GPU whose overlay applies: every visible GPU is that model (the table is one per process)."""
+    return names[0] if names and len(set(names)) == 1 and names[0] in GPU_OVERLAYS else None
+
+
+_gpu_name_in_use: Optional[str] = None  # set at import (_init): the overlay's GPU, if any
 
 _lock = threading.Lock()
 _user_rules: List[Rule] = []
 _tuned_rules: List[Rule] = []
 
 
+def gpu_rules() -> Tuple[Rule, ...]:
+    """The shipped overlay of the GPU this process runs on (default_rules.json "gpu_overlays": rules that GPU's own
+    A/Bs gave where it ranks kernels otherwise than the GPU the defaults were tuned on); empty elsewhere."""
+    return GPU_OVERLAYS.get(_gpu_name_in_use, ()) if _gpu_name_in_use else ()
+
+
 def rules() -> List[Rule]:
-    """The table in priority order: user rules, tuned rules, shipped defaults."""
+    """The table in priority order: user rules, tuned rules, this GPU's shipped overlay, shipped defaults."""
     with _lock:
-        return list(_user_rules) + list(_tuned_rules) + list(DEFAULT_RULES)
+        return list(_user_rules) + list(_tuned_rules) + list(gpu_rules()) + list(DEFAULT_RULES)
 
 
 def kernels() -> List[str]:
@@ -234,7 +258,7 @@ def _compiled_mask() -> Tuple[bool, ...]:
 @dataclass(frozen=True)
 class Decision:
     kernel: str
-    reason: str  # "rule N (user|tuned|default)" or "family fallback"
+    reason: str  # "rule N (user|tuned|default|default, <GPU>)" or "family fallback"
     pdl: bool = False  # the rule launches it with programmatic dependent launch (unless CUTLASS_GEMM_PDL says)
     measured: Optional[bool] = None  # a default rule: whether its sweeps timed this (N, K) (None: not a default rule)
 
@@ -289,12 +313,14 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     runs = [on and (kk.activation or not activation) and (kk.residual or not (fused or activation))
             for kk, on in zip(kt.KERNELS, mask)]
     with _lock:
-        tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + [(r, "default") for r in DEFAULT_RULES]
+        tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + \
+            [(r, f"default, {_gpu_name_in_use}") for r in gpu_rules()] + [(r, "default") for r in DEFAULT_RULES]
     first_default = len(tagged) - len(DEFAULT_RULES)
     for i, (r, src) in enumerate(tagged):
         if r.spec.family == family and r.holds(m, n, k, fused or activation) and runs[kt.KERNEL_IDS[r.kernel]]:
             nk = _DEFAULT_MEASURED_NK[i - first_default] if src == "default" else None
-            return Decision(r.kernel, f"rule {i} ({src})", r.pdl, None if nk is None else (n, k) in nk)
+            measured = True if src.startswith("default, ") else None if nk is None else (n, k) in nk  # overlay: its A/B shape
+            return Decision(r.kernel, f"rule {i} ({src})", r.pdl, measured)
     for kk, ok in zip(kt.KERNELS, runs):
         if ok and kk.family == family:
             return Decision(kk.name, "family fallback")
@@ -348,6 +374,13 @@ def _init() -> None:
     """At import: rules from $CUTLASS_GEMM_CONFIG_FILE if set (a bad file warns and is ignored),
     else the tuned cache if it matches this GPU, version and table (cutlass_gemm.tune writes it),
     else the shipped defaults."""
+    global _gpu_name_in_use
+    overlay = os.environ.get(GPU_OVERLAY_ENV, "1")
+    if overlay not in ("0", "1"):
+        import warnings
+
+        warnings.warn(f"cutlass_gemm: expected {GPU_OVERLAY_ENV} 0 or 1, got {overlay!r}; using 1", stacklevel=3)
+    _gpu_name_in_use = _overlay_gpu(_visible_gpu_names()) if overlay != "0" else None
     path = os.environ.get(CONFIG_FILE_ENV)
     if path:
         try:

@@ -601,9 +601,9 @@ def test_a_sweep_cut_short_keeps_the_shapes_it_measured(tmp_path, monkeypatch):
     assert not (tmp_path / "s.json.tmp").exists()
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps({"version": 1, "about": "test", "families": []}))
-    # --ab / --pdl '': the repository's A/B files were measured on a GPU; this made-up sweep names none
+    # --ab / --pdl / --gpu-ab '': the repository's A/B files were measured on GPUs; this made-up sweep names none
     p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "derive_rules.py"), str(out), "--out", str(rules),
-                        "--ab", "", "--pdl", ""], capture_output=True, text=True, timeout=120)
+                        "--ab", "", "--pdl", "", "--gpu-ab", ""], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "a partial sweep (bench.sweep was stopped), cut short after 2 shapes" in p.stdout
     assert "cut short after 2 shapes" in json.loads(rules.read_text())["families"][0]["source"]

@@ -188,7 +188,8 @@ def test_derive_replaces_only_the_swept_families(tmp_path):
     out = tmp_path / "rules.json"
     out.write_text(json.dumps(current))
     # --ab '': the repository's A/B files were measured on the H200, this made-up sweep on 'test'
-    tool = [sys.executable, os.path.join(ROOT, "tools", "derive_rules.py"), str(sweep), "--out", str(out), "--ab", ""]
+    tool = [sys.executable, os.path.join(ROOT, "tools", "derive_rules.py"), str(sweep), "--out", str(out), "--ab", "",
+            "--gpu-ab", ""]
     assert subprocess.run([*tool, "--check"]).returncode == 1
     assert subprocess.run(tool).returncode == 0
     assert subprocess.run([*tool, "--check"]).returncode == 0
@@ -207,7 +208,7 @@ def test_a_derived_family_lists_its_measured_nk_and_explain_says_whether_a_call_
     assert doc["families"][0]["measured_nk"] == [[1024, 2048], [8192, 8192]]
     path = tmp_path / "rules.json"
     path.write_text(json.dumps(doc))
-    rules, measured = configs._load_defaults(str(path))
+    rules, measured, _ = configs._load_defaults(str(path))
     monkeypatch.setattr(configs, "DEFAULT_RULES", rules)
     monkeypatch.setattr(configs, "_DEFAULT_MEASURED_NK", measured)
     seen = configs.explain(4096, 8192, 8192, torch.bfloat16, arch=90)
@@ -217,6 +218,52 @@ def test_a_derived_family_lists_its_measured_nk_and_explain_says_whether_a_call_
     with open(configs.DEFAULT_RULES_FILE) as fh:  # the shipped file: every family derived from sweeps lists them
         shipped = json.load(fh)
     assert all(("measured_nk" in f) == f["source"].startswith("tools/derive_rules.py") for f in shipped["families"])
+
+
+def _gpu_ab(gpu, rows, epilogue="none"):
+    return {"gpu": gpu, "case": {"epilogue": epilogue}, "path": "ab_x.json",
+            "rows": [{"m": m, "n": n, "k": k, "us_rounds": {name: [us] * 3 for name, us in t.items()}}
+                     for (m, n, k), t in rows.items()]}
+
+
+def test_another_gpus_ab_gives_its_overlay_over_the_rules_m_range_at_that_nk():
+    """An A/B on a GPU other than the sweeps' overrides the rules' launch there only where its winner is more than
+    GPU_AB_GAIN faster, for that (N, K) over the M range of the rule that made the launch; a launch the A/B did not
+    time, or an A/B from the sweeps' own GPU (apply_ab's business), gives no overlay."""
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0, BIG: 61.0},
+         (4096, 1024, 1024): {SMALL: 9.0, MID: 8.0, BIG: 8.1}}
+    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03)
+    assert dr.choose(doc["families"][0]["rules"], 4096, 8192, 8192) == MID
+    other = _gpu_ab("H100", {(4096, 8192, 8192): {MID: 12.0, BIG: 10.0},  # 1.2x: taken
+                         (4096, 1024, 1024): {MID: 10.0, BIG: 9.8},  # 1.02x: within GPU_AB_GAIN, left
+                         (16, 8192, 8192): {MID: 10.0, BIG: 5.0}})  # the rules launch SMALL there: not timed
+    overlays, notes = dr.gpu_overlays(doc, [other], {"test"})
+    assert overlays == [{"gpu": "H100", "source": "tools/derive_rules.py from bench/ab.py on this GPU: ab_x.json",
+                         "rules": [{"kernel": BIG, "m": [65, None], "n": [8192, 8192], "k": [8192, 8192]}]}]
+    assert any("16x8192x8192 left out: the rules launch " + SMALL in x for x in notes)
+    with pytest.raises(SystemExit, match="other than the sweeps'"):
+        dr.gpu_overlays(doc, [_gpu_ab("test", {(4096, 8192, 8192): {MID: 12.0, BIG: 10.0}})], {"test"})
+
+
+def test_the_overlay_of_the_gpu_in_use_comes_before_the_defaults(monkeypatch):
+    import torch
+
+    import cutlass_gemm.configs as configs
+
+    gpu, (rule, *_) = next(iter(configs.GPU_OVERLAYS.items()))
+    m, n, k = rule.m[1] if rule.m[1] < configs.INF else rule.m[0], rule.n[0], rule.k[0]
+    spec = rule.spec
+    kw = dict(arch=90, fused=rule.epilogue == "fused")
+    if spec.scale != "none":
+        kw.update(scale=spec.scale, accumulate="fast" if spec.accum == "fast" else "accurate")
+    dtype = getattr(torch, dr.kt.TORCH_DTYPE_NAMES[spec.a])
+    default = configs.explain(m, n, k, dtype, **kw)
+    monkeypatch.setattr(configs, "_gpu_name_in_use", gpu)
+    got = configs.explain(m, n, k, dtype, **kw)
+    assert got.kernel == rule.kernel != default.kernel and got.reason.endswith(f"(default, {gpu})") and got.measured
+    assert configs.rules().index(rule) < configs.rules().index(configs.DEFAULT_RULES[0])
+    assert configs._overlay_gpu([gpu, gpu]) == gpu and configs._overlay_gpu([gpu, "another GPU"]) is None
+    assert configs._overlay_gpu(["a GPU with no overlay"]) is None and configs._overlay_gpu([]) is None
 
 
 def test_a_fused_epilogue_sweep_gives_fused_rules_ahead_of_the_family():

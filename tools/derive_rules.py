@@ -50,6 +50,12 @@ the verdict. A sweep's single round ranks kernels within a few percent by chance
 alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks lost theirs).
 A kernel succeeded by a leaner build of its tile (kernel_table.SUCCEEDED_BY) counts as its successor in every input
 that did not time the successor itself.
+Last, per GPU other than the sweeps' (the rules are tuned on one GPU; another Hopper part can rank the same
+kernels otherwise: session 46, the H100's smaller bandwidth turns the H200's near-ties between 128x128 and
+128x256 tiles into 9-25% wins for the wider tile), the A/B files in --gpu-ab (default bench/results/ab_gpu)
+give that GPU's "gpu_overlays" entry: at each A/B shape where the winner beats the launch the rules above make
+there (which must be one of the contenders) by more than GPU_AB_GAIN, a rule for that (N, K) over the M range of
+the rule that makes the launch. configs reads the entry of the GPU it runs on, ahead of the defaults.
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
 """
@@ -69,6 +75,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
 DEFAULT_PDL = os.path.join(ROOT, "bench", "results", "pdl_ab")
 DEFAULT_AB = os.path.join(ROOT, "bench", "results", "ab")
+DEFAULT_GPU_AB = os.path.join(ROOT, "bench", "results", "ab_gpu")
+GPU_AB_GAIN = 1.03  # how much faster than the rules' launch an A/B winner on another GPU must be to take that shape
 AB_UNDER = 0.999  # an A/B winner's time as a fraction of its fastest contender's
 PDL_GAIN = 0.97  # PDL's time / no-PDL time a rule's every measured shape must reach
 PDL_MIN_NK = 3  # distinct (N, K) an unbounded (global ladder) rule needs measured before it takes PDL
@@ -435,6 +443,69 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
     return doc, report + ab_notes
 
 
+def _first_rule(doc: dict, label: str, ep: str, m: int, n: int, k: int) -> Optional[dict]:
+    """The rule the op takes for an (m, n, k) call of this family with this epilogue class ("any": no activation
+    or residual), as configs.explain walks them: entries in file order, a fused call skipping kernels without
+    both nodes and a plain call rules tagged "fused"."""
+    for fam in doc["families"]:
+        if fam["family"] != label:
+            continue
+        for r in fam["rules"]:
+            tag = r.get("epilogue", "any")
+            spec = kt.KERNELS[kt.KERNEL_IDS[r["kernel"]]]
+            if _holds(r, m, n, k) and (tag in ("any", "fused") if ep == "fused" else tag in ("any", "plain")) \
+                    and (ep != "fused" or spec.serves_fused):
+                return r
+    return None
+
+
+def gpu_overlays(doc: dict, abs_: Sequence[dict], sweeps_gpu: Collection[str]) -> Tuple[List[dict], List[str]]:
+    """The "gpu_overlays" entries from A/B files measured on GPUs other than the sweeps' (see the module
+    docstring), and what was left out and why."""
+    by_gpu: Dict[str, dict] = {}
+    notes: List[str] = []
+    for ab in abs_:
+        gpu, where, ep = ab.get("gpu"), os.path.basename(ab.get("path", "an A/B file")), epilogue_class(ab)
+        if not isinstance(gpu, str) or not gpu or gpu in sweeps_gpu:
+            raise SystemExit(f"derive_rules: --gpu-ab {where}: expected an A/B measured on a GPU other than the "
+                             f"sweeps' ({', '.join(sorted(sweeps_gpu))}), got {gpu!r}")
+        entry = by_gpu.setdefault(gpu, {"gpu": gpu, "sources": [], "rules": []})
+        for row in ab["rows"]:
+            shape = (row["m"], row["n"], row["k"])
+            med = {launch: statistics.median(ts) for launch, ts in row["us_rounds"].items()}
+            labels = {kt.KERNELS[kt.KERNEL_IDS[x.partition("+")[0]]].family_label for x in med}
+            if len(labels) != 1:
+                raise SystemExit(f"derive_rules: --gpu-ab {where}: {shape}: expected kernels of one family, got {sorted(med)}")
+            rule = _first_rule(doc, labels.pop(), ep, *shape)
+            shipped = None if rule is None else rule["kernel"] + ("+pdl" if rule.get("pdl") else "")
+            if shipped not in med:
+                notes.append(f"  {where}: {'x'.join(map(str, shape))} left out: the rules launch {shipped}, not timed there")
+                continue
+            win = min(med, key=lambda x: (med[x], x))
+            if med[shipped] <= GPU_AB_GAIN * med[win]:
+                continue
+            name, _, pdl = win.partition("+")
+            r = {"kernel": name, "m": list(rule["m"]), "n": [shape[1]] * 2, "k": [shape[2]] * 2,
+                 **({"epilogue": ep} if ep != "any" else {}), **({"pdl": True} if pdl else {})}
+            same = [x for x in entry["rules"] if {**x, "kernel": None, "pdl": None} == {**r, "kernel": None, "pdl": None}]
+            if same and same[0] != r:
+                raise SystemExit(f"derive_rules: --gpu-ab {where}: {shape}: {win} wins where another A/B of the same "
+                                 f"rule's M range at this (N, K) picked {same[0]['kernel']}")
+            if not same:
+                entry["rules"].append(r)
+                notes.append(f"  {gpu}: {'x'.join(map(str, shape))} {name} ({med[shipped] / med[win]:.3f}x faster than "
+                             f"{shipped}, {where})")
+            if where not in entry["sources"]:
+                entry["sources"].append(where)
+    out = []
+    for gpu in sorted(by_gpu):
+        e = by_gpu[gpu]
+        if e["rules"]:
+            out.append({"gpu": gpu, "source": "tools/derive_rules.py from bench/ab.py on this GPU: " + "; ".join(e["sources"]),
+                        "rules": e["rules"]})
+    return out, notes
+
+
 def _read(p: str, check) -> dict:
     """A JSON input file, checked (check(doc, p) raises SystemExit saying what is wrong), with its path."""
     try:
@@ -457,6 +528,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     "launches with PDL")
     ap.add_argument("--ab", default=DEFAULT_AB, help="folder of bench/ab.py results that overrule the sweeps at their "
                     "shapes; '' = none")
+    ap.add_argument("--gpu-ab", default=DEFAULT_GPU_AB, help="folder of bench/ab.py results from GPUs other than the "
+                    "sweeps', which give those GPUs' overlay rules; '' = none")
     args = ap.parse_args(argv)
     if not 0 <= args.tolerance < 1:
         ap.error(f"--tolerance: expected a fraction in [0, 1), got {args.tolerance}")
@@ -478,6 +551,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         current = json.load(fh)
     doc, report = derive(sweeps, current, args.tolerance, abs_)
     assign_pdl(doc, pdl_samples(args.pdl) if args.pdl else [], report)
+    gpu_abs = []
+    if args.gpu_ab:
+        if not os.path.isdir(args.gpu_ab):
+            raise SystemExit(f"derive_rules: --gpu-ab {args.gpu_ab}: expected a folder of bench/ab.py JSON files")
+        gpu_abs = [_read(os.path.join(args.gpu_ab, f), check_ab) for f in sorted(os.listdir(args.gpu_ab))
+                   if f.endswith(".json")]
+    doc.pop("gpu_overlays", None)
+    overlays, notes = gpu_overlays(doc, gpu_abs, {sw.get("gpu") for sw in sweeps})
+    if overlays:
+        doc["gpu_overlays"] = overlays
+    report += notes
     print("\n".join(report))
     text = json.dumps(doc, indent=1) + "\n"
     if args.check:
