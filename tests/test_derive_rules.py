@@ -258,10 +258,21 @@ def test_the_overlay_of_the_gpu_in_use_comes_before_the_defaults(monkeypatch):
         kw.update(scale=spec.scale, accumulate="fast" if spec.accum == "fast" else "accurate")
     dtype = getattr(torch, dr.kt.TORCH_DTYPE_NAMES[spec.a])
     default = configs.explain(m, n, k, dtype, **kw)
+    fused = rule.epilogue == "fused"
+    cpp = lambda: torch.ops.cutlass_gemm._select_kernel(  # noqa: E731  (the op's own choice, from the pushed table)
+        90, *(dr.kt.DTYPES.index(x) for x in (spec.a, spec.b, spec.out)), dr.kt.SCALE_MODES.index(spec.scale),
+        dr.kt.ACCUMS.index(spec.accum), m, n, k, fused, fused)
     monkeypatch.setattr(configs, "_gpu_name_in_use", gpu)
-    got = configs.explain(m, n, k, dtype, **kw)
-    assert got.kernel == rule.kernel != default.kernel and got.reason.endswith(f"(default, {gpu})") and got.measured
-    assert configs.rules().index(rule) < configs.rules().index(configs.DEFAULT_RULES[0])
+    try:
+        configs.push()
+        got = configs.explain(m, n, k, dtype, **kw)
+        assert got.kernel == rule.kernel != default.kernel and got.reason.endswith(f"(default, {gpu})") and got.measured
+        assert cpp() == dr.kt.KERNEL_IDS[rule.kernel]
+        assert configs.rules().index(rule) < configs.rules().index(configs.DEFAULT_RULES[0])
+    finally:
+        monkeypatch.undo()
+        configs.push()
+    assert cpp() == dr.kt.KERNEL_IDS[default.kernel]
     assert configs._overlay_gpu([gpu, gpu]) == gpu and configs._overlay_gpu([gpu, "another GPU"]) is None
     assert configs._overlay_gpu(["a GPU with no overlay"]) is None and configs._overlay_gpu([]) is None
 
