@@ -373,7 +373,8 @@ def current_arch() -> int:
 def _init() -> None:
     """At import: rules from $CUTLASS_GEMM_CONFIG_FILE if set (a bad file warns and is ignored),
     else the tuned cache if it matches this GPU, version and table (cutlass_gemm.tune writes it),
-    else the shipped defaults."""
+    ahead of the shipped defaults, led by the overlay of this GPU model if it has one (unless
+    $CUTLASS_GEMM_GPU_OVERLAY is 0)."""
     global _gpu_name_in_use
     overlay = os.environ.get(GPU_OVERLAY_ENV, "1")
     if overlay not in ("0", "1"):
