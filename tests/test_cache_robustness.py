@@ -365,3 +365,11 @@ def test_import_survives_bad_config_file_and_cache(tmp_path):
     assert r.returncode == 0, r.stderr
     assert f"ok (4, 3) {len(configs.DEFAULT_RULES)}" in r.stdout
     assert "ignoring CUTLASS_GEMM_CONFIG_FILE" in r.stderr and "ignoring unreadable tuned cache" in r.stderr
+
+
+def test_a_bad_gpu_overlay_setting_warns_and_import_goes_on(tmp_path):
+    """CUTLASS_GEMM_GPU_OVERLAY other than 0 or 1 warns at import, naming what is expected, and the library works."""
+    r = _import_with({"CUTLASS_GEMM_GPU_OVERLAY": "off", "CUTLASS_GEMM_CACHE_DIR": str(tmp_path)})
+    assert r.returncode == 0, r.stderr
+    assert f"ok (4, 3) {len(configs.DEFAULT_RULES)}" in r.stdout
+    assert "expected CUTLASS_GEMM_GPU_OVERLAY 0 or 1, got 'off'" in r.stderr
