@@ -121,7 +121,12 @@ def _load_defaults(path: str = DEFAULT_RULES_FILE) -> Tuple[Tuple[Rule, ...], Tu
         for r in fam["rules"]:
             rules.append(rule_from_dict(r))
             measured.append(got)
-    overlays = {o["gpu"]: tuple(rule_from_dict(r) for r in o["rules"]) for o in data.get("gpu_overlays", [])}
+    overlays = {}
+    for o in data.get("gpu_overlays", []):
+        if not (isinstance(o, dict) and isinstance(o.get("gpu"), str) and isinstance(o.get("rules"), list)):
+            raise ValueError(f"cutlass_gemm.configs: {path}: expected each gpu_overlays entry as "
+                             f"{{\"gpu\": name, \"rules\": [...]}}, got {o!r}"[:300])
+        overlays[o["gpu"]] = tuple(rule_from_dict(r) for r in o["rules"])
     return tuple(rules), tuple(measured), overlays
 
 

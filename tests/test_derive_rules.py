@@ -243,6 +243,18 @@ def test_another_gpus_ab_gives_its_overlay_over_the_rules_m_range_at_that_nk():
     assert any("16x8192x8192 left out: the rules launch " + SMALL in x for x in notes)
     with pytest.raises(SystemExit, match="other than the sweeps'"):
         dr.gpu_overlays(doc, [_gpu_ab("test", {(4096, 8192, 8192): {MID: 12.0, BIG: 10.0}})], {"test"})
+    retired = next(iter(dr.kt.RETIRED))  # a contender no longer compiled drops out; one left is no verdict
+    overlays, notes = dr.gpu_overlays(doc, [_gpu_ab("H100", {(4096, 8192, 8192): {MID: 12.0, retired: 1.0}})], {"test"})
+    assert overlays == [] and any("retired contenders left out" in x for x in notes)
+
+
+def test_a_malformed_gpu_overlay_is_a_clear_error(tmp_path):
+    import cutlass_gemm.configs as configs
+
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"families": [], "gpu_overlays": [{"rules": []}]}))
+    with pytest.raises(ValueError, match="expected each gpu_overlays entry"):
+        configs._load_defaults(str(path))
 
 
 def test_the_overlay_of_the_gpu_in_use_comes_before_the_defaults(monkeypatch):

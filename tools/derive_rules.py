@@ -468,11 +468,16 @@ def gpu_overlays(doc: dict, abs_: Sequence[dict], sweeps_gpu: Collection[str]) -
         gpu, where, ep = ab.get("gpu"), os.path.basename(ab.get("path", "an A/B file")), epilogue_class(ab)
         if not isinstance(gpu, str) or not gpu or gpu in sweeps_gpu:
             raise SystemExit(f"derive_rules: --gpu-ab {where}: expected an A/B measured on a GPU other than the "
-                             f"sweeps' ({', '.join(sorted(sweeps_gpu))}), got {gpu!r}")
+                             f"sweeps' ({', '.join(sorted(map(str, sweeps_gpu)))}), got {gpu!r}")
         entry = by_gpu.setdefault(gpu, {"gpu": gpu, "sources": [], "rules": []})
         for row in ab["rows"]:
             shape = (row["m"], row["n"], row["k"])
-            med = {launch: statistics.median(ts) for launch, ts in row["us_rounds"].items()}
+            med = {launch: statistics.median(ts) for launch, ts in row["us_rounds"].items()
+                   if launch.partition("+")[0] not in kt.RETIRED}  # measured, no longer compiled
+            if len(med) < len(row["us_rounds"]):
+                notes.append(f"  {where}: {'x'.join(map(str, shape))}: retired contenders left out")
+            if len(med) < 2:
+                continue
             labels = {kt.KERNELS[kt.KERNEL_IDS[x.partition("+")[0]]].family_label for x in med}
             if len(labels) != 1:
                 raise SystemExit(f"derive_rules: --gpu-ab {where}: {shape}: expected kernels of one family, got {sorted(med)}")
