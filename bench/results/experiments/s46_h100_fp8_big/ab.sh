@@ -3,15 +3,28 @@
 # below 0.95x the competitor; the sweep of probe.sh had the 128x256 fast coop 1.24x faster than the H200's pick at
 # 8192x57344x8192 on the H100 (5898 vs 7331 us; on the H200 the two are within 2%).
 #   bash bench/results/experiments/s46_h100_fp8_big/ab.sh      (repo root, on the device; carry the build)
+# STAGE=2 (not run in session 46: its device time was spent): the H100's other rows below 0.95x that a wider or
+# narrower tile may take, each pair led by the launch the H200 rules make (configs.explain, no overlay) -> $OUT/ab100b.
+# Then here: copy the JSONs into bench/results/ab_gpu/ and python tools/derive_rules.py bench/results/sweeps/*.json.
 set -u
 : "${OUT:?run on the device (OUT unset)}"
-R=$OUT/ab100; mkdir -p $R
+case "${STAGE:-1}" in 1) R=$OUT/ab100;; 2) R=$OUT/ab100b;; *) echo "ab.sh: STAGE must be 1 or 2, got '$STAGE'" >&2; exit 2;; esac
+mkdir -p $R
 export PYTHONPATH=.
 nvidia-smi --query-gpu=name --format=csv,noheader | head -1
-F=sm90_e4m3_scaled_fast_ P=sm90_e4m3_scaled_promoted_
+F=sm90_e4m3_scaled_fast_ P=sm90_e4m3_scaled_promoted_ B=sm90_bf16_
 ab() { local name=$1 t=$2; shift 2
   timeout $t python -m bench.ab --rounds 5 --json $R/ab_h100_$name.json "$@" > $R/ab_$name.txt 2>&1
-  echo "$name rc $? ${SECONDS}s"; tar czf $OUT/ab100.tgz -C $OUT ab100; }
+  echo "$name rc $? ${SECONDS}s"; tar czf $R.tgz -C $OUT $(basename $R); }
+if [ "${STAGE:-1}" = 2 ]; then
+  ab bf16_fused_512 120 --op gemm --dtype bf16 --epilogue bias_gelu_residual --pair \
+    512,10240,8192=${B}t128x160x64_c2x1_coop,${B}t128x256x64_c2x1_coop,${B}t128x128x64_c1x2_pingpong,${B}t64x128x64_c1x1_pingpong_st7 \
+    512,8192,8192=${B}t128x256x64_c2x1_coop,${B}t128x160x64_c2x1_coop,${B}t128x128x64_c1x2_pingpong,${B}t64x128x64_c1x1_pingpong_st7
+  ab promoted_512 120 --op scaled_mm --scale row --accumulate accurate --epilogue bias --pair \
+    512,8192,8192=${P}t128x128x128_c2x1_coop,${P}t128x192x128_c1x2_coop,${P}t128x112x128_c1x2_coop,${P}t64x160x128_c2x1_pingpong \
+    512,57344,8192=${P}t128x128x128_c1x2_coop,${P}t128x192x128_c1x2_coop,${P}t128x112x128_c1x2_coop
+  tail -n 4 $R/ab_*.txt | cut -c1-260; exit 0
+fi
 ab fast 150 --op scaled_mm --scale row --accumulate fast --epilogue bias --pair \
   8192,57344,8192=${F}t128x128x128_c1x2_pingpong_plain,${F}t128x256x128_c2x1_coop_plain \
   2048,57344,8192=${F}t128x128x128_c1x2_pingpong_plain,${F}t128x256x128_c2x1_coop_plain \
