@@ -2,12 +2,13 @@
 # `PROFILE=1 NCU=1 NCU_END=300 bash bench/results/experiments/s43_tables/call.sh c`): the per-launch metrics of the
 # five cases, then for our three launches the SASS warp-stall samples split at the mainloop's HGMMA loop.
 #   python bench/results/experiments/s45_h100_ncu_host/summarize.py   (reads the *.csv.gz beside it)
-import csv
-import gzip
-import io
 import os
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "probes"))
+from ncu_table import read_rows, table  # noqa: E402  (bench/probes/ncu_table.py)
+
 CASES = ["ours fused (bias + GELU(tanh) + residual)", "ours act kernel, no epilogue inputs", "ours _plain_st7",
          "cuBLAS mm", "cuBLAS addmm"]
 METRICS = ["Duration", "Executed Instructions", "Issue Slots Busy", "Warp Cycles Per Issued Instruction",
@@ -15,21 +16,11 @@ METRICS = ["Duration", "Executed Instructions", "Issue Slots Busy", "Warp Cycles
 
 
 def rows_of(name):
-    with gzip.open(os.path.join(HERE, name), "rt") as f:
-        return list(csv.reader(io.StringIO(f.read())))
+    return read_rows(os.path.join(HERE, name))
 
 
 def details():
-    r = rows_of("details.csv.gz")
-    head, got = r[0], {}
-    i_id, i_m, i_u, i_v = (head.index(c) for c in ("ID", "Metric Name", "Metric Unit", "Metric Value"))
-    for x in r[1:]:
-        if x[i_m] in METRICS:
-            got.setdefault(int(x[i_id]), {})[x[i_m]] = f"{x[i_v]} {x[i_u]}".strip()
-    print("| metric | " + " | ".join(CASES) + " |")
-    print("|---" * (len(CASES) + 1) + "|")
-    for m in METRICS:
-        print(f"| {m} | " + " | ".join(got.get(i, {}).get(m, "-") for i in range(len(CASES))) + " |")
+    print(table(os.path.join(HERE, "details.csv.gz"), CASES, METRICS))
 
 
 def stalls(i):
