@@ -1,7 +1,7 @@
 # Session 47, on an H100: bench/probes/ncu_h100_tiles.py under ncu (--set full, clocks not locked, one launch per
 # case), exported as CSV (details page). Repo root, on the device; carry cutlass_gemm/{_C.abi3.so,_build_info.py}.
 #   bash bench/results/experiments/s47_h100_ncu/ncu.sh        -> $OUT/ncu/{details.csv.gz,ncu_run.txt}
-# Then here: python bench/probes/ncu_table.py details.csv.gz --names "$(python -c 'import sys; ...')" (README).
+# Prints the table (also $OUT/ncu/table.md): one column per case of the probe, in its order.
 set -u
 : "${OUT:?run on the device (OUT unset)}"
 R=$OUT/ncu; mkdir -p $R
@@ -13,5 +13,6 @@ timeout ${NCU_S:-400} ncu --clock-control none --profile-from-start off --set fu
 echo "ncu rc $? ${SECONDS}s"; tail -4 $R/ncu_run.txt
 ncu -i /tmp/tiles.ncu-rep --page details --csv 2>$R/details.err | gzip > $R/details.csv.gz
 echo "export ${SECONDS}s"
-python bench/probes/ncu_table.py $R/details.csv.gz --metrics "Duration,SM Frequency,DRAM Throughput,L2 Hit Rate,${X}" \
+N=$(grep -o '^    ("[^"]*"' bench/probes/ncu_h100_tiles.py | cut -d'"' -f2 | paste -sd,)
+python bench/probes/ncu_table.py $R/details.csv.gz --names "$N" --metrics "Duration,SM Frequency,DRAM Throughput,L2 Hit Rate,${X}" \
   | tee $R/table.md
