@@ -2,6 +2,12 @@
 against the competitor: does L2 reuse explain the gap to cuBLAS / _scaled_mm at large M x N?
 
     python bench/scheduler_knobs.py [--out scheduler_knobs.json]
+    python bench/scheduler_knobs.py --case op=scaled_mm,scale=row,accumulate=fast,epilogue=bias \
+        --shapes 8192,57344,8192 --configs NAME,NAME --settings 0:0,8:2,1:0 --rounds 2
+
+--case (repeatable): make_case's keywords (default: bf16 gemm and FP8 row accurate, no epilogue); --configs: kernels
+forced by name (default: the op's own selection); --settings: swizzle:raster pairs (0 = unset); --rounds: the
+settings' loop repeated, so that a setting's spread across rounds shows the noise.
 
 The knobs (CUTLASS_GEMM_SWIZZLE 1/2/4/8, CUTLASS_GEMM_RASTER 1 = along M / 2 = along N) are read
 once per process, so each setting runs in a child process (`--child`) on the same shapes and seed;
@@ -19,10 +25,11 @@ import sys
 
 SETTINGS = [(0, 0), (1, 0), (2, 0), (4, 0), (8, 0), (8, 1), (8, 2)]  # (swizzle, raster); 0 = unset: the library's default
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 10240, 8192), (8192, 57344, 8192)]
-CASES = [dict(op="gemm", dtype="bf16"), dict(op="scaled_mm", scale="row", accumulate="accurate")]
+CASES = [dict(op="gemm", dtype="bf16", epilogue="none"),
+         dict(op="scaled_mm", scale="row", accumulate="accurate", epilogue="none")]
 
 
-def child() -> dict:
+def child(spec: dict) -> dict:
     sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     import torch
 
@@ -30,27 +37,39 @@ def child() -> dict:
     from bench.sweep import sweep_shape
 
     out = {}
-    for spec in CASES:
-        case = make_case(epilogue="none", **spec)
-        for m, n, k in SHAPES:
+    for cs in spec["cases"]:
+        case = make_case(**cs)
+        for m, n, k in spec["shapes"]:
             torch.manual_seed(0)
-            row = sweep_shape(case, [""], m, n, k)  # "": the op's own selection, checked before it is timed
-            key = f"{spec['op']} {spec.get('dtype', spec.get('scale'))} {m}x{n}x{k}"
-            out[key] = {"ours_us": row["us"][""], "competitor_us": row["competitor"]["us"], "err": row["rel_err"][""],
-                        "kernel": row["selected"]}
+            row = sweep_shape(case, spec["configs"], m, n, k)  # "": the op's own selection; checked before timing
+            for cfg in spec["configs"]:
+                desc = " ".join(str(v) for key, v in cs.items() if key != "op" and v != "none")
+                key = f"{cs['op']} {desc} {m}x{n}x{k}" + (f" {cfg}" if cfg else "")
+                out[key] = {"ours_us": row["us"][cfg], "competitor_us": row["competitor"]["us"],
+                            "err": row["rel_err"][cfg], "kernel": cfg or row["selected"]}
     return {"meta": {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__}, "rows": out}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out")
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--case", action="append", type=_kv, help="make_case keywords, e.g. op=gemm,dtype=bf16,epilogue=none")
+    ap.add_argument("--shapes", nargs="+", type=_ints, help="M,N,K ...")
+    ap.add_argument("--configs", type=lambda s: s.split(","), default=[""], help="kernels forced by name")
+    ap.add_argument("--settings", type=lambda s: [_ints(x, ":", 2) for x in s.split(",")],
+                    help="swizzle:raster pairs (swizzle 0/1/2/4/8, raster 0 heuristic / 1 along M / 2 along N)")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(child()))
+        print(json.dumps(child(json.loads(args.child))))
         return
-    runs, meta = {}, {"commit": os.environ.get("CUTLASS_GEMM_COMMIT", "")}
-    for sw, ra in SETTINGS:
+    for sw, ra in args.settings or []:
+        if sw not in (0, 1, 2, 4, 8) or ra not in (0, 1, 2):
+            ap.error(f"expected swizzle 0/1/2/4/8 and raster 0/1/2 in --settings, got {sw}:{ra}")
+    spec = {"cases": args.case or CASES, "shapes": args.shapes or SHAPES, "configs": args.configs}
+    runs, meta = {}, {"commit": os.environ.get("CUTLASS_GEMM_COMMIT", ""), "spec": spec}
+    for rnd, (sw, ra) in [(r, x) for r in range(args.rounds) for x in (args.settings or SETTINGS)]:
         env = dict(os.environ)
         env.pop("CUTLASS_GEMM_SWIZZLE", None)
         env.pop("CUTLASS_GEMM_RASTER", None)
@@ -58,27 +77,43 @@ def main() -> None:
             env["CUTLASS_GEMM_SWIZZLE"] = str(sw)
         if ra:
             env["CUTLASS_GEMM_RASTER"] = str(ra)
-        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child"], env=env, capture_output=True,
-                           text=True)
+        r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)], env=env,
+                           capture_output=True, text=True)
         if r.returncode != 0:
             print(f"swizzle {sw} raster {ra}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
             continue
         doc = json.loads(r.stdout.splitlines()[-1])
         meta.update(doc["meta"])
-        runs[f"swizzle={sw or 'default'} raster={['heuristic', 'M', 'N'][ra]}"] = doc["rows"]
+        name = f"swizzle={sw or 'default'} raster={['heuristic', 'M', 'N'][ra]}" + (f" #{rnd + 1}" if args.rounds > 1 else "")
+        runs[name] = doc["rows"]
+        print(f"{name}: done", file=sys.stderr, flush=True)
     keys = list(next(iter(runs.values())).keys()) if runs else []
     print("| shape | " + " | ".join(runs) + " |")
     print("|---|" + "---|" * len(runs))
     for key in keys:
         cells = []
         for run in runs.values():
-            v = run[key]
-            cells.append("-" if v["ours_us"] is None else f"{v['competitor_us'] / v['ours_us']:.3f}x ({v['ours_us']:.0f} us)")
+            v = run.get(key, {"ours_us": None})
+            cells.append("-" if v["ours_us"] is None or v.get("competitor_us") is None else f"{v['competitor_us'] / v['ours_us']:.3f}x ({v['ours_us']:.0f} us)")
         print(f"| {key} | " + " | ".join(cells) + " |")
     print("\ncells: our speedup over the competitor timed in the same child (cuBLAS mm / _scaled_mm row), our µs")
     if args.out:  # no torch import here: the children report the GPU and versions
         with open(args.out, "w") as f:
             json.dump({"meta": meta, "runs": runs}, f, indent=1)
+
+
+def _ints(s: str, sep: str = ",", n: int = 3):
+    parts = s.split(sep)
+    if len(parts) != n or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected {n} whole numbers separated by '{sep}', got '{s}'")
+    return tuple(int(p) for p in parts)
+
+
+def _kv(s: str) -> dict:
+    try:
+        return dict(p.split("=", 1) for p in s.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected key=value pairs separated by ',', got '{s}'") from None
 
 
 if __name__ == "__main__":
