@@ -1,0 +1,61 @@
+# Session 47: each case of ncu_h100_tiles.py (or --cases FP8 / bf16) launched back to back for --seconds, with the SM
+# clock, power and throttle reasons sampled by NVML every 50 ms: do the tiles the H100 loses with run at a lower clock
+# under sustained load (single launches under ncu: 128x128 ping-pong 5.69 ms, 128x256 coop 5.18; graph replay
+# 7.39 / 5.94 ms)?    PYTHONPATH=. python bench/probes/sustained_clocks.py [--seconds 4] [--cases 0,1,2]
+import argparse
+import threading
+import time
+
+import pynvml
+import torch
+
+from ncu_h100_tiles import CASES  # bench/probes/ (a script's own folder is on sys.path)
+
+
+def sample(handle, out, stop):
+    while not stop.is_set():
+        out.append((time.perf_counter(), pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
+                    pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0,
+                    pynvml.nvmlDeviceGetCurrentClocksThrottleReasons(handle),
+                    pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU)))
+        time.sleep(0.05)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=4.0)
+    ap.add_argument("--cases", default=",".join(str(i) for i in range(len(CASES))))
+    a = ap.parse_args()
+    pynvml.nvmlInit()
+    h = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
+    samples, stop = [], threading.Event()
+    t = threading.Thread(target=sample, args=(h, samples, stop), daemon=True)
+    t.start()
+    print("| case | launches | ms per launch (events) | SM MHz (median of samples) | W (median) | throttle reasons seen | max C |")
+    print("|---|---|---|---|---|---|---|")
+    for i in (int(x) for x in a.cases.split(",")):
+        name, fn = CASES[i]
+        fn(); torch.cuda.synchronize()
+        t0 = time.perf_counter(); n = 0
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        while time.perf_counter() - t0 < a.seconds:
+            for _ in range(8):
+                fn()
+            n += 8
+            torch.cuda.synchronize()
+        e1.record(); torch.cuda.synchronize()
+        t1 = time.perf_counter()
+        win = [s for s in samples if t0 + 0.5 <= s[0] <= t1]  # the first half second: the clock settling
+        med = lambda xs: sorted(xs)[len(xs) // 2] if xs else float("nan")
+        reasons = 0
+        for s in win:
+            reasons |= s[3]
+        print(f"| {name} | {n} | {e0.elapsed_time(e1) / n:.3f} | {med([s[1] for s in win])} | "
+              f"{med([s[2] for s in win]):.0f} | {hex(reasons)} | {max([s[4] for s in win], default=0)} |", flush=True)
+        time.sleep(1.0)
+    stop.set()
+
+
+if __name__ == "__main__":
+    main()
