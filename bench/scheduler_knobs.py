@@ -50,7 +50,7 @@ def child(spec: dict) -> dict:
     return {"meta": {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__}, "rows": out}
 
 
-def main() -> None:
+def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out")
     ap.add_argument("--case", action="append", type=_kv, help="make_case keywords, e.g. op=gemm,dtype=bf16,epilogue=none")
@@ -60,7 +60,7 @@ def main() -> None:
                     help="swizzle:raster pairs (swizzle 0/1/2/4/8, raster 0 heuristic / 1 along M / 2 along N)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--child", help=argparse.SUPPRESS)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return

@@ -1020,3 +1020,46 @@ def test_decode_scan_refuses_bad_input_before_any_run(capsys, tmp_path):
         with pytest.raises(SystemExit) as e:
             decode_scan.main(argv)
         assert e.value.code == 2, argv
+
+
+def test_scheduler_knobs_refuses_malformed_arguments(capsys):
+    """bench/scheduler_knobs.py: a bad swizzle:raster pair, shape or case is refused by argparse (exit 2) with what
+    was expected, before any child process or GPU work."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    try:
+        import scheduler_knobs as knobs
+    finally:
+        sys.path.pop(0)
+    assert knobs._ints("8192,57344,8192") == (8192, 57344, 8192) and knobs._ints("8:2", ":", 2) == (8, 2)
+    assert knobs._kv("op=gemm,dtype=bf16") == {"op": "gemm", "dtype": "bf16"}
+    bad = [(["--settings", "3:0"], "expected swizzle 0/1/2/4/8 and raster 0/1/2 in --settings, got 3:0"),
+           (["--settings", "8"], "expected 2 whole numbers separated by ':'"),
+           (["--shapes", "1,2"], "expected 3 whole numbers separated by ','"),
+           (["--case", "op"], "expected key=value pairs separated by ','")]
+    for argv, msg in bad:
+        with pytest.raises(SystemExit) as e:
+            knobs.main(argv)
+        assert e.value.code == 2 and msg in capsys.readouterr().err, argv
+
+
+def test_ncu_table_reads_a_details_export(tmp_path):
+    """bench/probes/ncu_table.py: one column per launch in ID order, the named metrics as rows, '-' where a launch
+    lacks one; gzipped exports read the same."""
+    import gzip
+
+    sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
+    try:
+        import ncu_table
+    finally:
+        sys.path.pop(0)
+    text = ('"ID","Kernel Name","Section Name","Metric Name","Metric Unit","Metric Value"\n'
+            '"1","k1","SOL","Duration","ms","5.13"\n"0","k0","SOL","Duration","ms","5.59"\n'
+            '"0","k0","Memory","L2 Hit Rate","%","61.08"\n"1","k1","Other","Ignored","","1"\n')
+    plain, gz = tmp_path / "d.csv", tmp_path / "d.csv.gz"
+    plain.write_text(text)
+    with gzip.open(gz, "wt") as f:
+        f.write(text)
+    for path in (plain, gz):
+        t = ncu_table.table(str(path), ["ping-pong"], ["Duration", "L2 Hit Rate"])
+        assert t.splitlines() == ["| metric | ping-pong | launch 1 |", "|---|---|---|",
+                                  "| Duration | 5.59 ms | 5.13 ms |", "| L2 Hit Rate | 61.08 % | - |"]
