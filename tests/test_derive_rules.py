@@ -269,13 +269,17 @@ def test_the_overlay_of_the_gpu_in_use_comes_before_the_defaults(monkeypatch):
     if spec.scale != "none":
         kw.update(scale=spec.scale, accumulate="fast" if spec.accum == "fast" else "accurate")
     dtype = getattr(torch, dr.kt.TORCH_DTYPE_NAMES[spec.a])
-    default = configs.explain(m, n, k, dtype, **kw)
     fused = rule.epilogue == "fused"
     cpp = lambda: torch.ops.cutlass_gemm._select_kernel(  # noqa: E731  (the op's own choice, from the pushed table)
         90, *(dr.kt.DTYPES.index(x) for x in (spec.a, spec.b, spec.out)), dr.kt.SCALE_MODES.index(spec.scale),
         dr.kt.ACCUMS.index(spec.accum), m, n, k, fused, fused)
-    monkeypatch.setattr(configs, "_gpu_name_in_use", gpu)
+    # The defaults alone first, whatever GPU runs this (on that overlay's GPU it is already in use at import).
+    monkeypatch.setattr(configs, "_gpu_name_in_use", None)
     try:
+        configs.push()
+        default = configs.explain(m, n, k, dtype, **kw)
+        assert cpp() == dr.kt.KERNEL_IDS[default.kernel] and default.reason.endswith("(default)")
+        monkeypatch.setattr(configs, "_gpu_name_in_use", gpu)
         configs.push()
         got = configs.explain(m, n, k, dtype, **kw)
         assert got.kernel == rule.kernel != default.kernel and got.reason.endswith(f"(default, {gpu})") and got.measured
@@ -284,7 +288,7 @@ def test_the_overlay_of_the_gpu_in_use_comes_before_the_defaults(monkeypatch):
     finally:
         monkeypatch.undo()
         configs.push()
-    assert cpp() == dr.kt.KERNEL_IDS[default.kernel]
+    assert cpp() == dr.kt.KERNEL_IDS[configs.explain(m, n, k, dtype, **kw).kernel]  # this machine's table again
     assert configs._overlay_gpu([gpu, gpu]) == gpu and configs._overlay_gpu([gpu, "another GPU"]) is None
     assert configs._overlay_gpu(["a GPU with no overlay"]) is None and configs._overlay_gpu([]) is None
 
