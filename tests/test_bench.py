@@ -674,24 +674,25 @@ def test_competitor_kernels_names_both_sides(capsys):
     assert cells[4] == "cuBLAS mm" and float(cells[5]) > 0 and cells[6].startswith("`")
 
 
-def test_bench_results_ran_the_kernels_the_shipped_rules_pick(monkeypatch):
-    """Every row of the committed H200 tables names the kernel that configs.explain gives for it
-    today: re-deriving the rules without regenerating the tables fails here (the torch.compile
-    folder is a separate one-round run, with its own commit in the README). A row may name the kernel that
-    kernel_table.SUCCEEDED_BY replaced by the rules' pick (the same tile, a leaner epilogue) until the tables
-    are regenerated; the README says which. The H200's rules alone: on a GPU with a shipped overlay (an H100)
-    its rules would come first."""
+@pytest.mark.parametrize("folder, at_least", [("", 17), ("h100", 17)])
+def test_bench_results_ran_the_kernels_the_shipped_rules_pick(monkeypatch, folder, at_least):
+    """Every row of the committed tables names the kernel that configs.explain gives for it today, on the GPU
+    that ran them: re-deriving the rules (or an overlay) without regenerating the tables fails here (the
+    torch.compile folder is a separate one-round run, with its own commit in the README). bench/results is the
+    H200's (its rules alone), bench/results/h100 the H100's (its overlay first: explain reads the GPU from each
+    table). A row may name the kernel that kernel_table.SUCCEEDED_BY replaced by the rules' pick (the same tile,
+    a leaner epilogue) until the tables are regenerated; the README says which."""
     from cutlass_gemm import configs
     from cutlass_gemm import kernel_table as kt
 
-    monkeypatch.setattr(configs, "_gpu_name_in_use", None)
-
-    files = [f for f in sorted(os.listdir(os.path.join(ROOT, "bench", "results")))
-             if f.endswith(".json") and ("_gemm_" in f or "_scaled_mm_" in f)]
-    assert len(files) >= 17  # the tables of bench/regenerate.sh core, fused and odd
+    where = os.path.join(ROOT, "bench", "results", folder)
+    files = [f for f in sorted(os.listdir(where)) if f.endswith(".json") and ("_gemm_" in f or "_scaled_mm_" in f)]
+    assert len(files) >= at_least  # the tables of bench/regenerate.sh core, fused and odd
     for f in files:
-        with open(os.path.join(ROOT, "bench", "results", f)) as fh:
+        with open(os.path.join(where, f)) as fh:
             doc = json.load(fh)
+        gpu = doc["environment"]["gpu"]
+        monkeypatch.setattr(configs, "_gpu_name_in_use", gpu if gpu in configs.GPU_OVERLAYS else None)
         fused, act = "gelu" in f or "residual" in f, "gelu" in f
         for r in doc["rows"]:
             m, n, k = r["m"], r["n"], r["k"]
@@ -703,8 +704,9 @@ def test_bench_results_ran_the_kernels_the_shipped_rules_pick(monkeypatch):
                                     accumulate="fast" if "_fast_" in f else "accurate", fused=fused, activation=act,
                                     arch=90)
             assert e.kernel == kt.current_name(r["kernel"]), \
-                f"{f} {m}x{n}x{k}: the table ran {r['kernel']}, the rules now pick {e.kernel}"
-            assert e.pdl == r.get("pdl", False), f"{f} {m}x{n}x{k}: the table ran PDL={r.get('pdl')}, the rules say {e.pdl}"
+                f"{folder or '.'}/{f} {m}x{n}x{k} ({gpu}): the table ran {r['kernel']}, the rules now pick {e.kernel}"
+            assert e.pdl == r.get("pdl", False), \
+                f"{folder or '.'}/{f} {m}x{n}x{k}: the table ran PDL={r.get('pdl')}, the rules say {e.pdl}"
 
 
 def test_readme_results_table_is_generated_from_bench_results():
