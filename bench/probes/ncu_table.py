@@ -11,9 +11,11 @@ METRICS = ["Duration", "SM Frequency", "DRAM Throughput", "L2 Hit Rate", "Comput
 
 
 def read_rows(path):
+    """The CSV rows of an export; lines that are not CSV (a profiled program's own output and ncu's ==PROF== lines,
+    when the CSV is ncu's stdout during the run) are left out."""
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt") as f:
-        return list(csv.reader(io.StringIO(f.read())))
+        return list(csv.reader(io.StringIO("".join(ln for ln in f if ln.startswith('"')))))
 
 
 def per_launch(path, metrics):

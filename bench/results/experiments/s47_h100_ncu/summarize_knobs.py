@@ -1,6 +1,5 @@
 # Session 47: knobs.sh's ncu CSVs (one per swizzle:raster setting) as one table: per case, each setting's time, DRAM
 # bytes read, L2 hit rate and SM clock.   python bench/results/experiments/s47_h100_ncu/summarize_knobs.py [DIR]
-import csv
 import glob
 import os
 import re
@@ -9,16 +8,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROBE = os.path.join(HERE, "..", "..", "..", "probes", "ncu_h100_tiles.py")
 NAMES = re.findall(r'^    \("([^"]*)"', open(PROBE).read(), re.M)
-
-
-def launches(path):
-    """[{metric: value}] per profiled launch, in order, from `ncu --csv` (raw metrics) output."""
-    lines = [ln for ln in open(path) if ln.startswith('"')]
-    rows = list(csv.DictReader(lines))
-    got = {}
-    for r in rows:
-        got.setdefault(int(r["ID"]), {})[r["Metric Name"]] = (r["Metric Value"], r["Metric Unit"])
-    return [got[i] for i in sorted(got)]
+sys.path.insert(0, os.path.dirname(PROBE))
+from ncu_table import per_launch  # noqa: E402  (bench/probes/ncu_table.py)
 
 
 def main(d):
@@ -27,11 +18,11 @@ def main(d):
     print("| case | swizzle:raster | " + " | ".join(cols) + " |")
     print("|---|---|" + "---|" * len(cols))
     files = sorted(glob.glob(os.path.join(d, "ncu_*.csv")))
-    per = {os.path.basename(f)[4:-4].replace("-", ":"): launches(f) for f in files}
+    per = {os.path.basename(f)[4:-4].replace("-", ":"): per_launch(f, cols) for f in files}
     for i, name in enumerate(NAMES):
-        for s, ls in per.items():
-            if i < len(ls):
-                print(f"| {name} | {s} | " + " | ".join(" ".join(ls[i].get(c, ("-", ""))).strip() for c in cols) + " |")
+        for s, got in per.items():
+            if i in got:
+                print(f"| {name} | {s} | " + " | ".join(got[i].get(c, "-") for c in cols) + " |")
 
 
 if __name__ == "__main__":
