@@ -709,23 +709,29 @@ def test_bench_results_ran_the_kernels_the_shipped_rules_pick(monkeypatch, folde
                 f"{folder or '.'}/{f} {m}x{n}x{k}: the table ran PDL={r.get('pdl')}, the rules say {e.pdl}"
 
 
-def test_readme_results_table_is_generated_from_bench_results():
-    """The README's H200 table is bench.summary's output for the committed bench/results."""
+@pytest.mark.parametrize("readme, results", [("README.md", "bench/results"),
+                                             ("bench/results/h100/README.md", "bench/results/h100")])
+def test_readme_results_table_is_generated_from_bench_results(readme, results):
+    """The README's H200 table (and the H100 folder's own README) is bench.summary's output for the committed
+    tables beside it."""
     from bench import summary
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    assert summary.main(["--readme", os.path.join(root, "README.md"), "--check"]) == 0
-    table = summary.table(os.path.join(root, "bench", "results"))
+    readme, results = os.path.join(ROOT, readme), os.path.join(ROOT, results)
+    assert summary.main(["--results", results, "--readme", readme, "--check"]) == 0
+    table = summary.table(results)
     assert "| llama3_70b (28) | gemm bf16, epilogue none | cuBLAS mm |" in table  # every suite JSON contributes its rows
 
 
-def test_readme_bar_table_is_generated_from_bench_results():
-    """The README's bar table (issue #4) is bench.bars' output for the committed bench/results: every bar of
-    shared/benchmarks.md has a row, with a figure wherever its tables are committed."""
+@pytest.mark.parametrize("readme, results", [("README.md", "bench/results"),
+                                             ("bench/results/h100/README.md", "bench/results/h100")])
+def test_readme_bar_table_is_generated_from_bench_results(readme, results):
+    """The README's bar table (issue #4; and the H100 folder's) is bench.bars' output for the committed tables:
+    every bar of shared/benchmarks.md has a row, with a figure wherever its tables are committed."""
     from bench import bars
 
-    assert bars.main(["--readme", os.path.join(ROOT, "README.md"), "--check"]) == 0
-    table = bars.table(os.path.join(ROOT, "bench", "results"))
+    readme, results = os.path.join(ROOT, readme), os.path.join(ROOT, results)
+    assert bars.main(["--results", results, "--readme", readme, "--check"]) == 0
+    table = bars.table(results)
     for bar in ("bf16 GEMM vs cuBLAS", "bf16 bias+GELU+residual", "FP8 row accurate + bias", "FP8 tensor fast + bias",
                 "FP8 row bias+GELU+residual vs the eager pipeline", "FP8 blockwise, deepseek_v3", "FP8 accurate (promoted) at 8192^3",
                 "M <= 64", "odd shapes", "eager host time"):
