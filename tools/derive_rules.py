@@ -51,8 +51,8 @@ alternating rounds of a few contenders do not (session 22: 6 of 16 sweep picks l
 A kernel succeeded by a leaner build of its tile (kernel_table.SUCCEEDED_BY) counts as its successor in every input
 that did not time the successor itself.
 Last, per GPU other than the sweeps' (the rules are tuned on one GPU; another Hopper part can rank the same
-kernels otherwise: session 46, the H100's smaller bandwidth turns the H200's near-ties between 128x128 and
-128x256 tiles into 9-25% wins for the wider tile), the A/B files in --gpu-ab (default bench/results/ab_gpu)
+kernels otherwise: sessions 46-47, the H100 runs these GEMMs at its 700 W power cap, which turns the H200's
+near-ties between 128x128 and 128x256 tiles into 9-25% wins for the wider one, which moves fewer bytes per flop), the A/B files in --gpu-ab (default bench/results/ab_gpu)
 give that GPU's "gpu_overlays" entry: at each A/B shape where the winner beats the launch the rules above make
 there (which must be one of the contenders) by more than GPU_AB_GAIN, a rule for that (N, K) over the M range of
 the rule that makes the launch. configs reads the entry of the GPU it runs on, ahead of the defaults.
