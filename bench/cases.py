@@ -310,6 +310,13 @@ class ScaledMMCase(Case):
 
 def make_case(op: str, epilogue: str, dtype: str = "bf16", scale: str = "row", accumulate: str = "accurate",
               device: str = "cuda") -> Case:
+    """One op under one epilogue; a value outside bench's choices is a ValueError naming them."""
+    checks = [("op", op, ("gemm", "scaled_mm")), ("epilogue", epilogue, tuple(EPILOGUES))]
+    checks += [("dtype", dtype, tuple(DTYPES))] if op == "gemm" else \
+        [("scale", scale, tuple(SCALE_MODES)), ("accumulate", accumulate, ("accurate", "fast"))]  # the op's own
+    for name, value, valid in checks:
+        if value not in valid:
+            raise ValueError(f"bench: expected {name} one of {', '.join(valid)}, got {value!r}")
     if op == "gemm":
         return GemmCase(epilogue, dtype, device)
     return ScaledMMCase(epilogue, scale, accumulate, device)

@@ -36,9 +36,17 @@ def child(spec: dict) -> dict:
     from bench.cases import make_case
     from bench.sweep import sweep_shape
 
+    import cutlass_gemm
+
+    unknown = [c for c in spec["configs"] if c and c not in cutlass_gemm.configs.compiled_kernels()]
+    if unknown:
+        sys.exit(f"scheduler_knobs: expected --configs from cutlass_gemm.configs.compiled_kernels(), got {unknown}")
+    try:
+        cases = [make_case(**cs) for cs in spec["cases"]]
+    except (TypeError, ValueError) as e:  # an unknown keyword, or a value outside bench's choices
+        sys.exit(f"scheduler_knobs: --case: {e}")
     out = {}
-    for cs in spec["cases"]:
-        case = make_case(**cs)
+    for cs, case in zip(spec["cases"], cases):
         for m, n, k in spec["shapes"]:
             torch.manual_seed(0)
             row = sweep_shape(case, spec["configs"], m, n, k)  # "": the op's own selection; checked before timing
@@ -80,6 +88,10 @@ def main(argv=None) -> None:
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)], env=env,
                            capture_output=True, text=True)
         if r.returncode != 0:
+            last = (r.stderr.strip().splitlines() or [""])[-1]
+            if last.startswith("scheduler_knobs:"):  # the child refused the arguments: every other child would too
+                print(last, file=sys.stderr)
+                sys.exit(2)
             print(f"swizzle {sw} raster {ra}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
             continue
         doc = json.loads(r.stdout.splitlines()[-1])

@@ -1053,6 +1053,44 @@ def test_scheduler_knobs_refuses_malformed_arguments(capsys):
         assert e.value.code == 2 and msg in capsys.readouterr().err, argv
 
 
+@pytest.mark.parametrize("argv, msg", [
+    (["--configs", "sm90_nope"], "expected --configs from cutlass_gemm.configs.compiled_kernels(), got ['sm90_nope']"),
+    (["--case", "op=gemm,epilogue=bogus"], "expected epilogue one of none, bias,"),
+    (["--case", "op=gemm,epilogue=none,colour=red"], "unexpected keyword argument 'colour'")])
+def test_scheduler_knobs_children_refuse_what_the_parent_cannot_check(argv, msg):
+    """Kernel names and case values are checked in the first child (it has torch): one clear line, exit 2, and no
+    further children, before any GPU work."""
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "scheduler_knobs.py"), *argv,
+                        "--settings", "0:0,8:2"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and msg in p.stderr and "failed" not in p.stderr, p.stderr[-2000:]
+
+
+def test_make_case_names_the_choices():
+    from bench.cases import make_case
+
+    for kw, msg in [(dict(op="gemn", epilogue="none"), "expected op one of gemm, scaled_mm, got 'gemn'"),
+                    (dict(op="scaled_mm", epilogue="none", scale="col"), "expected scale one of tensor, row, blockwise"),
+                    (dict(op="scaled_mm", epilogue="none", accumulate="slow"), "expected accumulate one of accurate, fast"),
+                    (dict(op="gemm", epilogue="none", dtype="fp32"), "expected dtype one of bf16, f16")]:
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            make_case(**kw)
+
+
+def test_sustained_clocks_refuses_bad_arguments_before_any_gpu_work(capsys):
+    """bench/probes/sustained_clocks.py: --seconds and --cases are checked before torch or NVML is touched."""
+    sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
+    try:
+        import sustained_clocks
+    finally:
+        sys.path.pop(0)
+    for argv, msg in [(["--seconds", "0"], "--seconds: expected more than 0.5"),
+                      (["--cases", "0,9"], "--cases: expected indices from 0 to 5"),
+                      (["--cases", "a"], "--cases: expected indices")]:
+        with pytest.raises(SystemExit) as e:
+            sustained_clocks.main(argv)
+        assert e.value.code == 2 and msg in capsys.readouterr().err, argv
+
+
 def test_ncu_table_reads_a_details_export(tmp_path):
     """bench/probes/ncu_table.py: one column per launch in ID order, the named metrics as rows, '-' where a launch
     lacks one; gzipped exports read the same."""
@@ -1074,3 +1112,6 @@ def test_ncu_table_reads_a_details_export(tmp_path):
         t = ncu_table.table(str(path), ["ping-pong"], ["Duration", "L2 Hit Rate"])
         assert t.splitlines() == ["| metric | ping-pong | launch 1 |", "|---|---|---|",
                                   "| Duration | 5.59 ms | 5.13 ms |", "| L2 Hit Rate | 61.08 % | - |"]
+    (tmp_path / "other.csv").write_text('"a","b"\n"1","2"\n')
+    with pytest.raises(ValueError, match="expected an ncu details export"):
+        ncu_table.table(str(tmp_path / "other.csv"), [])

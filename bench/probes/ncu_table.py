@@ -21,8 +21,12 @@ def read_rows(path):
 def per_launch(path, metrics):
     """{launch ID: {metric name: "value unit"}} for the named metrics (ncu's own names, or raw metric names)."""
     r = read_rows(path)
+    need = ("ID", "Metric Name", "Metric Unit", "Metric Value")
+    if not r or not all(c in r[0] for c in need):
+        raise ValueError(f"ncu_table: {path}: expected an ncu details export (`ncu -i R --page details --csv`, or "
+                         f"`ncu --csv` output) with the columns {', '.join(need)}; got {(r[0] if r else 'no CSV rows')!r:.200}")
     head, got = r[0], {}
-    i_id, i_m, i_u, i_v = (head.index(c) for c in ("ID", "Metric Name", "Metric Unit", "Metric Value"))
+    i_id, i_m, i_u, i_v = (head.index(c) for c in need)
     for x in r[1:]:
         if x[i_m] in metrics:
             got.setdefault(int(x[i_id]), {})[x[i_m]] = f"{x[i_v]} {x[i_u]}".strip()
@@ -44,4 +48,7 @@ if __name__ == "__main__":
     ap.add_argument("--names", default="")
     ap.add_argument("--metrics", default=",".join(METRICS))
     a = ap.parse_args()
-    print(table(a.details, [n for n in a.names.split(",") if n], a.metrics.split(",")))
+    try:
+        print(table(a.details, [n for n in a.names.split(",") if n], a.metrics.split(",")))
+    except (OSError, ValueError) as e:
+        ap.error(str(e))

@@ -6,13 +6,12 @@ import argparse
 import threading
 import time
 
-import pynvml
-import torch
-
-from ncu_h100_tiles import CASES  # bench/probes/ (a script's own folder is on sys.path)
+from ncu_h100_tiles import NAMES, cases  # bench/probes/ (a script's own folder is on sys.path)
 
 
 def sample(handle, out, stop):
+    import pynvml
+
     while not stop.is_set():
         out.append((time.perf_counter(), pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_SM),
                     pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0,
@@ -21,11 +20,21 @@ def sample(handle, out, stop):
         time.sleep(0.05)
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
-    ap.add_argument("--seconds", type=float, default=4.0)
-    ap.add_argument("--cases", default=",".join(str(i) for i in range(len(CASES))))
-    a = ap.parse_args()
+    ap.add_argument("--seconds", type=float, default=4.0, help="per case, > 0.5 (the first half second is dropped)")
+    ap.add_argument("--cases", default=",".join(str(i) for i in range(len(NAMES))),
+                    help=f"indices into ncu_h100_tiles.NAMES: {'; '.join(f'{i} {n}' for i, n in enumerate(NAMES))}")
+    a = ap.parse_args(argv)
+    if not a.seconds > 0.5:
+        ap.error(f"--seconds: expected more than 0.5 (the first half second is dropped), got {a.seconds}")
+    picked = a.cases.split(",")
+    if not all(x.strip().isdigit() and int(x) < len(NAMES) for x in picked):
+        ap.error(f"--cases: expected indices from 0 to {len(NAMES) - 1} separated by ',', got {a.cases!r}")
+    import pynvml  # after the arguments: the cases' inputs take seconds and GBs to make
+    import torch
+
+    CASES = cases()
     pynvml.nvmlInit()
     h = pynvml.nvmlDeviceGetHandleByIndex(torch.cuda.current_device())
     samples, stop = [], threading.Event()
@@ -33,7 +42,7 @@ def main():
     t.start()
     print("| case | launches | ms per launch (events) | SM MHz (median of samples) | W (median) | throttle reasons seen | max C |")
     print("|---|---|---|---|---|---|---|")
-    for i in (int(x) for x in a.cases.split(",")):
+    for i in (int(x) for x in picked):
         name, fn = CASES[i]
         fn(); torch.cuda.synchronize()
         t0 = time.perf_counter(); n = 0

@@ -13,6 +13,6 @@ timeout ${NCU_S:-400} ncu --clock-control none --profile-from-start off --set fu
 echo "ncu rc $? ${SECONDS}s"; tail -4 $R/ncu_run.txt
 ncu -i /tmp/tiles.ncu-rep --page details --csv 2>$R/details.err | gzip > $R/details.csv.gz
 echo "export ${SECONDS}s"
-N=$(grep -o '^    ("[^"]*"' bench/probes/ncu_h100_tiles.py | cut -d'"' -f2 | paste -sd,)
+N=$(cd bench/probes && python -c 'from ncu_h100_tiles import NAMES; print(",".join(NAMES))')
 python bench/probes/ncu_table.py $R/details.csv.gz --names "$N" --metrics "Duration,SM Frequency,DRAM Throughput,L2 Hit Rate,${X}" \
   | tee $R/table.md

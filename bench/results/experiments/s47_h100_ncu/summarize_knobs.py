@@ -2,14 +2,12 @@
 # bytes read, L2 hit rate and SM clock.   python bench/results/experiments/s47_h100_ncu/summarize_knobs.py [DIR]
 import glob
 import os
-import re
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PROBE = os.path.join(HERE, "..", "..", "..", "probes", "ncu_h100_tiles.py")
-NAMES = re.findall(r'^    \("([^"]*)"', open(PROBE).read(), re.M)
-sys.path.insert(0, os.path.dirname(PROBE))
-from ncu_table import per_launch  # noqa: E402  (bench/probes/ncu_table.py)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "..", "probes"))
+from ncu_h100_tiles import NAMES  # noqa: E402  (bench/probes/: the probe's cases, in profiling order)
+from ncu_table import per_launch  # noqa: E402
 
 
 def main(d):
