@@ -478,6 +478,15 @@ def _sm90_blockwise_plain() -> List[Kernel]:
     return [Kernel(tile=(128, 128, 128), cluster=c, activation=False, residual=False, **block) for c in ((2, 1), (1, 2))]
 
 
+def _sm90_blockwise_swap64() -> List[Kernel]:
+    """Swapped blockwise tiles of 64 weight rows for M <= 128 (session 48): twice the CTAs of the 128-row swapped
+    tiles, each streaming half the weight bytes per k-block, where those are held to ~105 GB/s per SM (session 15 K
+    scan: ~170 ns per 18 KB k-block at 64x2112x7168, 68 CTAs). b's 128-row scale blocks are read as 64-row halves in
+    place (fp8.cuh MmaScaleLayoutA). 64x16: 132 CTAs at 64x2112; 64x32: 128 at 64x4096, 132 at 128x2112."""
+    block = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="blockwise", accum="promoted", schedule="pingpong")
+    return [Kernel(tile=(64, n, 128), cluster=(1, 1), swap_ab=True, **block) for n in (16, 32)]
+
+
 def _sm100_16bit(dtype: str) -> List[Kernel]:
     # NOTES: the tile is the UMMA tile (a 2-SM tile is shared by the CTA pair of a 2x1 cluster).
     # Choices follow CUTLASS's SM100 examples/profiler and vLLM's SM100 configs until measured:
@@ -555,6 +564,7 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_m192_ws()
     + _sm90_coop_swapab()
     + _sm90_blockwise_plain()
+    + _sm90_blockwise_swap64()
     + _sm100_16bit("bf16")
     + _sm100_16bit("f16")
     + _sm100_fp8()

@@ -98,6 +98,8 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab _
 extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab __attribute__((weak));
+extern const KernelFns sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x128x64_c1x1_1sm __attribute__((weak));
@@ -211,6 +213,8 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain},
+    {"sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab},
+    {"sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
     {"sm100_bf16_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x128x64_c1x1_1sm},
@@ -229,8 +233,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 110;
-const uint64_t kKernelTableHash = 3485843641195094966ull;
+const int kNumKernels = 112;
+const uint64_t kKernelTableHash = 15229587536183147964ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -327,6 +331,8 @@ const KernelGrid kKernelGrids[] = {
     {128, 160, true, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
     {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain
     {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain
+    {64, 16, true, false},  // sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab
+    {64, 32, true, false},  // sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
     {128, 128, false, false},  // sm100_bf16_t128x128x64_c1x1_1sm
@@ -441,6 +447,8 @@ const KernelNodes kKernelNodes[] = {
     {true, true},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
     {false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain
     {false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain
+    {true, true},  // sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab
+    {true, true},  // sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab
     {true, true},  // sm100_bf16_t256x128x64_c2x1_2sm
     {true, true},  // sm100_bf16_t128x256x64_c1x1_1sm
     {true, true},  // sm100_bf16_t128x128x64_c1x1_1sm

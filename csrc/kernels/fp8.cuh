@@ -96,6 +96,21 @@ struct BlockScalesFor<Schedule, SwapAB> {
   using type = cutlass::detail::Sm90BlockwiseScaleConfig<128, 1, 128>;
 };
 
+
+// Swapped with a 64-row tile, b's 128-row blocks reach the mainloop at a 64-row granularity (CUTLASS's must divide
+// the tile), both halves of a block reading its one scale (stride 0 across the pair): scale_b is read in place, not
+// copied. CUTLASS's builder takes only depth-2 scale layouts, so it builds the mainloop at granularity 64 and
+// WithLayoutSFA swaps in this layout; the mainloop itself indexes any CuTe layout.
+using HalfBlocksLayoutSFA = Layout<Shape<Shape<_64, Shape<_2, int32_t>>, Shape<_128, int32_t>, int32_t>,
+                                   Stride<Stride<_0, Stride<_0, _1>>, Stride<_0, int32_t>, int32_t>>;
+template <class Mainloop, class LayoutSFA>
+struct WithLayoutSFA;
+template <class Policy, class Tile, class EA, class SA, class LA, class EB, class SB, class... Rest, class LayoutSFA>
+struct WithLayoutSFA<cutlass::gemm::collective::CollectiveMma<Policy, Tile, EA, cute::tuple<SA, LA>, EB, SB, Rest...>,
+                     LayoutSFA> {
+  using type = cutlass::gemm::collective::CollectiveMma<Policy, Tile, EA, cute::tuple<SA, LayoutSFA>, EB, SB, Rest...>;
+};
+
 template <DType kOut, int TM, int TN, int TK, int CM, int CN, class Schedule,
           class TileScheduler = cutlass::gemm::PersistentScheduler, class Orient = Normal, bool kAct_ = true,
           int kStoresD = 0, bool kRes_ = true>
@@ -107,7 +122,9 @@ struct BlockwiseGemm {
   using MmaTile = typename Tiles<TM, TN, TK, Schedule>::Mma;
   using CtaTile = typename Tiles<TM, TN, TK, Schedule>::Cta;
   using ClusterShape = Shape<Int<CM>, Int<CN>, _1>;                  // thread block cluster
-  using ScaleConfig = typename BlockScalesFor<Schedule, Orient>::type;
+  static constexpr bool kHalfBlocks = Orient::kSwap && TM == 64;     // b's blocks as 64-row halves
+  using ScaleConfig = cute::conditional_t<kHalfBlocks, cutlass::detail::Sm90BlockwiseScaleConfig<64, 1, 128>,
+                                          typename BlockScalesFor<Schedule, Orient>::type>;
   using LayoutSFA = decltype(ScaleConfig::deduce_layoutSFA());       // the mainloop's A scales (b's if swapped)
   using LayoutSFB = decltype(ScaleConfig::deduce_layoutSFB());
   static constexpr bool kAct = kAct_, kRes = kRes_;
@@ -119,11 +136,13 @@ struct BlockwiseGemm {
   using Tree = cute::conditional_t<kOneBias, X, EpilogueTail<CtaTile, ElementD, X, Orient, kAct, kRes>>;
   using CollectiveEpilogue =
       CollectiveEpilogueFor<MmaTile, ClusterShape, ElementD, Schedule, Tree, Orient, kStoresD, kRes>;
-  using CollectiveMainloop =
+  using BuiltMainloop =
       CollectiveMainloopFor<ElementA, cute::tuple<cutlass::layout::RowMajor, LayoutSFA>, 16,
                             ElementA, cute::tuple<cutlass::layout::ColumnMajor, LayoutSFB>, 16,
                             MmaTile, ClusterShape, CollectiveEpilogue, typename Schedule::Arch,
                             typename Schedule::Blockwise>;
+  using CollectiveMainloop = cute::conditional_t<kHalfBlocks, typename WithLayoutSFA<BuiltMainloop, HalfBlocksLayoutSFA>::type,
+                                                 BuiltMainloop>;
   static_assert(StagesOf<Schedule>::value == 0,
                 "blockwise: CUTLASS 4.2's blockwise mainloop builder sizes its stages from a carveout only");
   using Kernel = PersistentKernel<CollectiveMainloop, CollectiveEpilogue, TileScheduler>;
@@ -140,7 +159,12 @@ struct BlockwiseGemm {
     auto blocks_b = make_layout(make_shape(make_shape(_128{}, nb), make_shape(_128{}, kb), int32_t(1)),
                                 make_stride(make_stride(_0{}, _1{}), make_stride(_0{}, nb), nb * kb));
     typename Adapter::Arguments args;
-    if constexpr (Orient::kSwap)
+    if constexpr (kHalfBlocks) {
+      auto halves_b = make_layout(make_shape(make_shape(_64{}, make_shape(_2{}, nb)), make_shape(_128{}, kb), int32_t(1)),
+                                  make_stride(make_stride(_0{}, make_stride(_0{}, _1{})), make_stride(_0{}, nb), nb * kb));
+      args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p, p.scale_b, HalfBlocksLayoutSFA(halves_b),
+                                                                    p.scale_a, LayoutSFB(rows_a));
+    } else if constexpr (Orient::kSwap)
       args = gemm_args<Kernel, ElementA, ElementA, ElementD, Orient>(p, p.scale_b, LayoutSFA(blocks_b), p.scale_a,
                                                                     LayoutSFB(rows_a));
     else
