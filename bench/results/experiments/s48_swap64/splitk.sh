@@ -8,7 +8,9 @@
 set -u
 : "${OUT:?run on the device (OUT unset)}"
 R=$OUT/s48c; mkdir -p $R
-export PYTHONPATH=gpu_s48:.
+# python -m puts the working directory first on sys.path: run from gpu_s48 so that its cutlass_gemm wins, bench from
+# the repo root through PYTHONPATH.
+ROOT=$PWD; export PYTHONPATH=$ROOT; cd gpu_s48
 P=sm90_e4m3_blockwise_promoted_
 SK=${P}t128x32x128_c1x1_coop_swapab_streamk
 PAIRS="64,2112,7168=$SK,${P}t64x32x128_c1x1_pingpong_swapab+pdl
