@@ -479,12 +479,14 @@ def _sm90_blockwise_plain() -> List[Kernel]:
 
 
 def _sm90_blockwise_swap64() -> List[Kernel]:
-    """Swapped blockwise tiles of 64 weight rows for M <= 128 (session 48): twice the CTAs of the 128-row swapped
-    tiles, each streaming half the weight bytes per k-block, where those are held to ~105 GB/s per SM (session 15 K
-    scan: ~170 ns per 18 KB k-block at 64x2112x7168, 68 CTAs). b's 128-row scale blocks are read as 64-row halves in
-    place (fp8.cuh MmaScaleLayoutA). 64x16: 132 CTAs at 64x2112; 64x32: 128 at 64x4096, 132 at 128x2112."""
+    """The swapped blockwise tile of 64 weight rows by 32 tokens for M <= 128 (session 48): twice the CTAs of the
+    128-row swapped tiles, each streaming half the weight bytes per k-block. b's 128-row scale blocks are read as
+    64-row halves in place (fp8.cuh HalfBlocksLayoutSFA). 128 CTAs at 64x4096, 132 at 128x2112. On the H100 it took
+    1.12x / 1.14x the 128-row tiles' speed at 64 / 128 x 2112 x 7168 (bench/results/experiments/s48_swap64); its
+    64x16 twin (132 CTAs at 64x2112) was slower than it at all 12 deepseek_v3 shapes of M <= 128 and is RETIRED
+    (session 49, RETIRED says why)."""
     block = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="blockwise", accum="promoted", schedule="pingpong")
-    return [Kernel(tile=(64, n, 128), cluster=(1, 1), swap_ab=True, **block) for n in (16, 32)]
+    return [Kernel(tile=(64, 32, 128), cluster=(1, 1), swap_ab=True, **block)]
 
 
 def _sm100_16bit(dtype: str) -> List[Kernel]:
@@ -735,6 +737,12 @@ RETIRED[_BF16_PINGPONG_ACT] = (
     "and 1.04x at 100x4096x4096 (bench.ab, 5 rounds, the order reversed every other round); its `_plain` twin gained "
     "the same way (up to 0.78x); measured on an H100 (session 42 asked for an H200 and got an H100): "
     "bench/results/experiments/s42_stages/results_s42/b")
+
+RETIRED["sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab"] = (
+    "the 64x16 twin of the swapped 64-row blockwise tile (session 48): in no rule; on an H100 slower than the 64x32 "
+    "tile at all 12 deepseek_v3 shapes of M <= 128 (64x2112x7168: 11.2 against 10.6 us with PDL, 1.3-1.8x elsewhere; "
+    "bench.ab, 5 rounds: bench/results/experiments/s48_swap64/results_h100); retired in session 49 without an H200 sweep "
+    "(none was lent)")
 
 
 def current_name(name: str) -> str:

@@ -81,7 +81,7 @@ def kernel_type(k) -> str:
         raise NotImplementedError(f"{k.name}: swap-AB is built for SM90 kernels only")
     if k.swap_ab and k.scale == "blockwise" and k.tile[0] % 128 and k.tile[0] != 64:
         raise NotImplementedError(f"{k.name}: a swapped blockwise tile's first extent (N) must be 64 (half of "
-                                  "b's 128-row scale blocks, fp8.cuh MmaScaleLayoutA) or a multiple of 128")
+                                  "b's 128-row scale blocks, fp8.cuh HalfBlocksLayoutSFA) or a multiple of 128")
     if not isinstance(k.stages, int):
         raise ValueError(f"{k.name}: expected stages to be an int (0: as many as fit), got {k.stages!r}")
     if k.stages and (k.arch != 90 or k.schedule not in ("coop", "pingpong") or not 2 <= k.stages <= 16):

@@ -98,7 +98,6 @@ extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab _
 extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain __attribute__((weak));
-extern const KernelFns sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab __attribute__((weak));
 extern const KernelFns sm100_bf16_t256x128x64_c2x1_2sm __attribute__((weak));
 extern const KernelFns sm100_bf16_t128x256x64_c1x1_1sm __attribute__((weak));
@@ -213,7 +212,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain},
     {"sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain},
-    {"sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab},
     {"sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kBlockwise, Accum::kPromoted, &kernels::sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab},
     {"sm100_bf16_t256x128x64_c2x1_2sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t256x128x64_c2x1_2sm},
     {"sm100_bf16_t128x256x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kBf16, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_t128x256x64_c1x1_1sm},
@@ -233,8 +231,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 112;
-const uint64_t kKernelTableHash = 15229587536183147964ull;
+const int kNumKernels = 111;
+const uint64_t kKernelTableHash = 6969858460124325484ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -331,7 +329,6 @@ const KernelGrid kKernelGrids[] = {
     {128, 160, true, false},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
     {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain
     {128, 128, false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain
-    {64, 16, true, false},  // sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab
     {64, 32, true, false},  // sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab
     {256, 128, false, false},  // sm100_bf16_t256x128x64_c2x1_2sm
     {128, 256, false, false},  // sm100_bf16_t128x256x64_c1x1_1sm
@@ -447,7 +444,6 @@ const KernelNodes kKernelNodes[] = {
     {true, true},  // sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab
     {false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain
     {false, false},  // sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain
-    {true, true},  // sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab
     {true, true},  // sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab
     {true, true},  // sm100_bf16_t256x128x64_c2x1_2sm
     {true, true},  // sm100_bf16_t128x256x64_c1x1_1sm
@@ -516,8 +512,9 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_noact", "succeeded by 'sm90_e4m3_scaled_fast_t128x128x128_c2x1_pingpong_plain' in session 41: its `_plain` twin with one bias node took 0.977-0.991x its time (geomeans of 4 K scans: tensor fast plain and row fast + bias, M = 2048 / 4096 x N = 8192, K = 1024-8192, plus 1024^3 / 2048^3 / 4096^3; 2 rounds each; 0.89-0.97x at 1024^3); measured on an H100 (session 41 asked for an H200 and got an H100): bench/results/experiments/s40_plain_twins/results_s41"},
     {"sm90_bf16_t64x128x64_c1x1_pingpong_noact", "succeeded by 'sm90_bf16_t64x128x64_c1x1_pingpong_plain_st7' in session 42: its `_plain` twin (one bias node) at the carveout's 9 mainloop stages was 1.03-1.09x slower, at the same 8 stages 0.975x its time at 1024^3 and 0.997-1.007x at four more shapes, and at 7 stages 0.78-0.95x the 8-stage build's time at 1024^3 (PDL), 200x8192x8192, 160 / 48x10240x8192, 1024x1024x4096, 0.995-1.006x at six more shapes of the rules naming the tile and 1.025x at 48x4096x4096 (bench.ab, 5-10 rounds, the order reversed every other round); measured on an H100 (session 42 asked for an H200 and got an H100): bench/results/experiments/s41_stages/results_s42, bench/results/experiments/s42_stages/results_s42"},
     {"sm90_bf16_t64x128x64_c1x1_pingpong", "succeeded by 'sm90_bf16_t64x128x64_c1x1_pingpong_st7' in session 42: the same kernel at 7 mainloop stages instead of the carveout's 8 took 0.84x / 0.89x / 0.86x its time at 200x8192x8192 / 160x10240x8192 (bias + GELU + residual) / 200x10240x8192 (plain), 0.98x at 1024^3 fused (PDL), 1.00-1.01x at 48x8192x8192, 100x8192x28672, 128x57344x8192 and 1.04x at 100x4096x4096 (bench.ab, 5 rounds, the order reversed every other round); its `_plain` twin gained the same way (up to 0.78x); measured on an H100 (session 42 asked for an H200 and got an H100): bench/results/experiments/s42_stages/results_s42/b"},
+    {"sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab", "the 64x16 twin of the swapped 64-row blockwise tile (session 48): in no rule; on an H100 slower than the 64x32 tile at all 12 deepseek_v3 shapes of M <= 128 (64x2112x7168: 11.2 against 10.6 us with PDL, 1.3-1.8x elsewhere; bench.ab, 5 rounds: bench/results/experiments/s48_swap64/results_h100); retired in session 49 without an H200 sweep (none was lent)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 46;
+const int kNumRetired = 47;
 
 }  // namespace cutlass_gemm

@@ -14,9 +14,6 @@ const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c2x1_coop_plain = Bloc
 extern const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain;
 const KernelFns sm90_e4m3_blockwise_promoted_t128x128x128_c1x2_coop_plain = BlockwiseGemm<DType::kBf16, 128, 128, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, Normal, false, 0, false>::fns;
 
-extern const KernelFns sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab;
-const KernelFns sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab = BlockwiseGemm<DType::kBf16, 64, 16, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
 extern const KernelFns sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab;
 const KernelFns sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab = BlockwiseGemm<DType::kBf16, 64, 32, 128, 1, 1, sm90::Pingpong<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 

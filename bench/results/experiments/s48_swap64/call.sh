@@ -2,7 +2,7 @@
 #   bash bench/results/experiments/s48_swap64/call.sh   (repo root, on the device; carry cutlass_gemm/{_C.abi3.so,_build_info.py})
 # 1. every blockwise kernel forced against float64 (test_kernel_table, test_gpu_fp8 -k blockwise);
 # 2. the blockwise family swept over deepseek_v3 (every compiled blockwise kernel against _scaled_mm, same run);
-# 3. bench.ab at the 12 deepseek_v3 shapes of M <= 128: the shipped rules' launch against both new tiles.
+# 3. bench.ab at the 12 deepseek_v3 shapes of M <= 128: the shipped rules' launch against the new tile (pairs.py; its 64x16 twin is retired).
 # Out: $OUT/s48/{tests.txt, sweep_blockwise_ds_s48.json, sweep.txt, ab_s48_swap64.json, ab.txt}
 set -u
 : "${OUT:?run on the device (OUT unset)}"

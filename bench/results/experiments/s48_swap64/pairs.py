@@ -6,8 +6,8 @@ import torch
 import cutlass_gemm
 from bench.suites import DEEPSEEK_V3_NK
 
-NEW = ["sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab",
-       "sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab"]
+# The 64x16 tile of session 48's run was retired in session 49 (slower than the 64x32 one at every shape here).
+NEW = ["sm90_e4m3_blockwise_promoted_t64x32x128_c1x1_pingpong_swapab"]
 
 for m in (64, 128):
     for n, k in DEEPSEEK_V3_NK:
