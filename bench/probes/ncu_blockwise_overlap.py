@@ -1,6 +1,7 @@
 # Session 49: where the small-M blockwise tiles' time per k-block goes, CUTLASS's mainloop against the overlapped one
 # (fp8.cuh OverlappedBlockwiseMma: the `_ovl` twins, slower at the best launches, experiments/s49_overlap), at
-# 64x2112x7168 (56 k-blocks per CTA, one tile per CTA). One launch each, run as
+# 64x2112x7168 (56 k-blocks per CTA, one tile per CTA). Needs the experimental build (the `_ovl` twins:
+# bench/results/experiments/s49_overlap/overlap.diff applied and built), not main's. One launch each, run as
 #   ncu --clock-control none --profile-from-start off --set full --import-source no -f -o bw python bench/probes/ncu_blockwise_overlap.py
 import torch, cutlass_gemm
 from ncu_cases import profile_each  # bench/probes/ncu_cases.py (a script's own folder is on sys.path)

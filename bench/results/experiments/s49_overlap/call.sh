@@ -1,6 +1,7 @@
 # Session 49: the overlapped blockwise mainloop (fp8.cuh OverlappedBlockwiseMma: two k-blocks' MMAs in flight, the
 # FP32 promotion of one under the next one's wgmmas) against CUTLASS's loop, on the small-M blockwise tiles.
 #   bash bench/results/experiments/s49_overlap/call.sh   (repo root, on the device; carry cutlass_gemm/{_C.abi3.so,_build_info.py})
+# A record of a finished experiment: the `_ovl` twins exist only in a build with overlap.diff applied (not main).
 # 1. every blockwise kernel forced against float64 (test_kernel_table, test_gpu_fp8 -k blockwise), the `_ovl` twins included;
 # 2. bench.ab at the 12 deepseek_v3 shapes of M <= 128: the rules' launch, each small-M tile and its `_ovl` twin (+PDL).
 # Out: $OUT/s49/{tests.txt, pairs.txt, ab_s49_overlap.json, ab.txt}
