@@ -91,6 +91,24 @@ def test_two_per_sm_template_and_refusals():
             gen.kernel_type(bad)
 
 
+def test_blockwise_tile_refusals():
+    """Blockwise tiles CUTLASS cannot build are refused when the sources are generated, not deep in nvcc: a Normal
+    tile's N and every tile's K must be multiples of 128, a swapped tile's first extent 64 or a multiple of 128."""
+    gen = _generator()
+    block = [k for k in kt.KERNELS if k.scale == "blockwise" and k.arch == 90]
+    normal = next(k for k in block if not k.swap_ab)
+    swapped = next(k for k in block if k.swap_ab)
+    for k in block:
+        assert gen.kernel_type(k).startswith("BlockwiseGemm<"), k.name
+    with pytest.raises(NotImplementedError, match="blockwise tile's N must be a multiple of 128 .*got 192"):
+        gen.kernel_type(dataclasses.replace(normal, tile=(128, 192, 128)))
+    with pytest.raises(NotImplementedError, match="blockwise tile's K must be a multiple of 128 .*got 64"):
+        gen.kernel_type(dataclasses.replace(normal, tile=(128, 128, 64)))
+    with pytest.raises(NotImplementedError, match="swapped blockwise tile's first extent"):
+        gen.kernel_type(dataclasses.replace(swapped, tile=(96, 32, 128)))
+    assert gen.kernel_type(dataclasses.replace(swapped, tile=(128, 48, 128)))  # tokens: any width the MMA takes
+
+
 def test_stores_template_and_refusals():
     """The stores-in-flight knob: a `_sdN` name and a trailing template argument; every argument before it is
     written out (defaults included), and a kernel without it keeps its instantiation; SM100, ws, an f32 output and

@@ -82,6 +82,14 @@ def kernel_type(k) -> str:
     if k.swap_ab and k.scale == "blockwise" and k.tile[0] % 128 and k.tile[0] != 64:
         raise NotImplementedError(f"{k.name}: a swapped blockwise tile's first extent (N) must be 64 (half of "
                                   "b's 128-row scale blocks, fp8.cuh HalfBlocksLayoutSFA) or a multiple of 128")
+    if k.scale == "blockwise" and not k.swap_ab and k.tile[1] % 128:
+        # CUTLASS's blockwise mainloops need b's 128-wide scale blocks to divide the tile's N (a 64-column halves
+        # layout fails inside CUTLASS 4.2 for a 192-wide tile: bench/results/experiments/s50_blockwise192)
+        raise NotImplementedError(f"{k.name}: a blockwise tile's N must be a multiple of 128 (b's scale blocks), "
+                                  f"got {k.tile[1]}")
+    if k.scale == "blockwise" and k.tile[2] % 128:
+        raise NotImplementedError(f"{k.name}: a blockwise tile's K must be a multiple of 128 (the scale blocks' depth), "
+                                  f"got {k.tile[2]}")
     if not isinstance(k.stages, int):
         raise ValueError(f"{k.name}: expected stages to be an int (0: as many as fit), got {k.stages!r}")
     if k.stages and (k.arch != 90 or k.schedule not in ("coop", "pingpong") or not 2 <= k.stages <= 16):
