@@ -266,6 +266,7 @@ class Decision:
     reason: str  # "rule N (user|tuned|default|default, <GPU>)" or "family fallback"
     pdl: bool = False  # the rule launches it with programmatic dependent launch (unless CUTLASS_GEMM_PDL says)
     measured: Optional[bool] = None  # a default rule: whether its sweeps timed this (N, K) (None: not a default rule)
+    source: str = "fallback"  # what chose it: "user", "tuned", "overlay" (this GPU's shipped rules), "default", "fallback"
 
     def __str__(self) -> str:
         seen = {None: "", True: ", measured at this N, K",
@@ -319,13 +320,14 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
             for kk, on in zip(kt.KERNELS, mask)]
     with _lock:
         tagged = [(r, "user") for r in _user_rules] + [(r, "tuned") for r in _tuned_rules] + \
-            [(r, f"default, {_gpu_name_in_use}") for r in gpu_rules()] + [(r, "default") for r in DEFAULT_RULES]
+            [(r, "overlay") for r in gpu_rules()] + [(r, "default") for r in DEFAULT_RULES]
     first_default = len(tagged) - len(DEFAULT_RULES)
     for i, (r, src) in enumerate(tagged):
         if r.spec.family == family and r.holds(m, n, k, fused or activation) and runs[kt.KERNEL_IDS[r.kernel]]:
             nk = _DEFAULT_MEASURED_NK[i - first_default] if src == "default" else None
-            measured = True if src.startswith("default, ") else None if nk is None else (n, k) in nk  # overlay: its A/B shape
-            return Decision(r.kernel, f"rule {i} ({src})", r.pdl, measured)
+            measured = True if src == "overlay" else None if nk is None else (n, k) in nk  # overlay: its A/B shape
+            text = f"default, {_gpu_name_in_use}" if src == "overlay" else src
+            return Decision(r.kernel, f"rule {i} ({text})", r.pdl, measured, src)
     for kk, ok in zip(kt.KERNELS, runs):
         if ok and kk.family == family:
             return Decision(kk.name, "family fallback")

@@ -301,7 +301,7 @@ def test_tune_survives_an_unwritable_cache(tmp_path, monkeypatch):
     with pytest.warns(UserWarning, match="could not save the tuned cache"):
         rules = tune.tune([(16, 640, 320)], torch.bfloat16, timer=lambda fn: 1.0)
     assert len(rules) == 1
-    assert configs.explain(16, 640, 320, torch.bfloat16, arch=90).reason.endswith("(tuned)")
+    assert configs.explain(16, 640, 320, torch.bfloat16, arch=90).source == "tuned"
 
 
 # ---------------------------------------------------------------------------------------------

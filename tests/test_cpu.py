@@ -212,7 +212,7 @@ def test_configs_explain_and_rules():
     configs.add_rule(forced, m=(1, 32))  # a user rule beats the defaults inside its range only
     try:
         assert configs.explain(16, 4096, 4096, torch.bfloat16, arch=90).kernel == forced
-        assert "user" in configs.explain(16, 4096, 4096, torch.bfloat16, arch=90).reason
+        assert configs.explain(16, 4096, 4096, torch.bfloat16, arch=90).source == "user"
         assert configs.explain(48, 4096, 4096, torch.bfloat16, arch=90).kernel == at48
     finally:
         configs.clear_rules()
@@ -248,7 +248,7 @@ def test_configs_explain_and_rules():
         configs.clear_rules()
     # A family with one kernel and no rule falls back to it.
     d = configs.explain(16, 64, 64, torch.bfloat16, torch.float32, arch=90)
-    assert d.kernel == "sm90_bf16_f32out_t128x128x64_c1x1_coop" and d.reason == "family fallback"
+    assert d.kernel == "sm90_bf16_f32out_t128x128x64_c1x1_coop" and d.reason == "family fallback" and d.source == "fallback"
 
 
 @pytest.mark.parametrize("scale", ["blockwise", "tensor_row_col"])

@@ -278,11 +278,11 @@ def test_the_overlay_of_the_gpu_in_use_comes_before_the_defaults(monkeypatch):
     try:
         configs.push()
         default = configs.explain(m, n, k, dtype, **kw)
-        assert cpp() == dr.kt.KERNEL_IDS[default.kernel] and default.reason.endswith("(default)")
+        assert cpp() == dr.kt.KERNEL_IDS[default.kernel] and default.reason.endswith("(default)") and default.source == "default"
         monkeypatch.setattr(configs, "_gpu_name_in_use", gpu)
         configs.push()
         got = configs.explain(m, n, k, dtype, **kw)
-        assert got.kernel == rule.kernel != default.kernel and got.reason.endswith(f"(default, {gpu})") and got.measured
+        assert got.kernel == rule.kernel != default.kernel and got.reason.endswith(f"(default, {gpu})") and got.source == "overlay" and got.measured
         assert cpp() == dr.kt.KERNEL_IDS[rule.kernel]
         assert configs.rules().index(rule) < configs.rules().index(configs.DEFAULT_RULES[0])
     finally:
