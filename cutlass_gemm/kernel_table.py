@@ -436,18 +436,6 @@ def _sm90_m160_ws() -> List[Kernel]:
     return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
 
 
-def _sm90_m192_ws() -> List[Kernel]:
-    """The 160-wide swap-AB ws tiles one step up, for M = 161-192 (session 32): one m64n192 wgmma per k-step, the
-    whole activation one column of tiles (N = 8192: 128 CTAs, one wave, each weight row streamed once), where the
-    rules ran two 128-row tiles (M = 176: the 160-wide tile was 1.8-2.7x slower, zero fill past its extent). Sweeps at
-    M = 176 / 192 / 256 x 13 (N, K) (bench/results/sweeps/*_m192_s32_1.json): the fastest kernel at 10-11 of 39 shapes
-    per FP8 family (per-tensor accurate 176x8192x8192 36.7 -> 30.5 us, 192x7168x16384 71.1 -> 49.8); it loses at
-    N = 10240 (160 CTAs), at N <= 4096 and at M = 256 (two column tiles). A/Bs: bench/results/ab/s32_*.json."""
-    ws = dict(arch=90, a="e4m3", b="e4m3", out="bf16", scale="tensor_row_col", schedule="ws", swap_ab=True,
-              tile=(64, 192, 128), cluster=(2, 1))
-    return [Kernel(accum="promoted", **ws), Kernel(accum="fast", **ws)]
-
-
 def _sm90_coop_swapab() -> List[Kernel]:
     """Swap-AB cooperative tiles for M = 129-224 (session 33): 128 weight rows (one 64-row half per consumer
     warpgroup) by 80 / 96 / 112 tokens, two CTAs of a 1x2 cluster covering up to 2x the tokens with one multicast
@@ -563,7 +551,6 @@ KERNELS: Tuple[Kernel, ...] = tuple(
     + _sm90_n80_ws()
     + _sm90_decode_ws_2persm()
     + _sm90_m160_ws()
-    + _sm90_m192_ws()
     + _sm90_coop_swapab()
     + _sm90_blockwise_plain()
     + _sm90_blockwise_swap64()
@@ -684,6 +671,11 @@ RETIRED: Dict[str, str] = {
     "sm90_bf16_t128x80x128_c1x1_ws": _M128_WS.format(
         "0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"),
     "sm90_bf16_t128x64x128_c1x1_ws": _M128_WS.format("0.57-0.91x the selected kernel at every swept shape"),
+    **{f"sm90_e4m3_scaled_{a}_t64x192x128_c2x1_ws_swapab":
+       "session 32's one-column swap-AB ws tile for M = 161-192 (one m64n192 wgmma per k-step; sweeps/*_m192_s32_1.json): "
+       "named by no rule since session 33's swap-AB cooperative tiles (128 weight rows x 80-192 tokens, "
+       "sweeps/*_cs_s33_1.json) took its shapes; retired in session 51 (the derived rules are the same without it)"
+       for a in ("promoted", "fast")},
     _RETIRED_DECODE_WS:
         "named by no rule since session 28, whose two-per-SM 64x16x256 tile with PDL took its last one (fast, "
         "N = 10240, M 1-8: bench/results/ab/s28p_*.json); retired in session 29 (the derived rules are the same "

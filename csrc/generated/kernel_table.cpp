@@ -84,8 +84,6 @@ extern const KernelFns sm90_e4m3_scaled_fast_t64x32x256_c1x1_ws_swapab_2persm __
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab __attribute__((weak));
-extern const KernelFns sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab __attribute__((weak));
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab __attribute__((weak));
@@ -198,8 +196,6 @@ const KernelInfo kKernels[] = {
     {"sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm},
     {"sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab},
     {"sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab},
-    {"sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab},
-    {"sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab},
     {"sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab},
     {"sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kFast, &kernels::sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab},
     {"sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab", 90, DType::kE4m3, DType::kE4m3, DType::kBf16, ScaleMode::kTensorRowCol, Accum::kPromoted, &kernels::sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab},
@@ -231,8 +227,8 @@ const KernelInfo kKernels[] = {
     {"sm100_bf16_f32out_t128x128x64_c1x1_1sm", 100, DType::kBf16, DType::kBf16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_bf16_f32out_t128x128x64_c1x1_1sm},
     {"sm100_f16_f32out_t128x128x64_c1x1_1sm", 100, DType::kF16, DType::kF16, DType::kF32, ScaleMode::kNone, Accum::kF32, &kernels::sm100_f16_f32out_t128x128x64_c1x1_1sm},
 };
-const int kNumKernels = 111;
-const uint64_t kKernelTableHash = 6969858460124325484ull;
+const int kNumKernels = 109;
+const uint64_t kKernelTableHash = 16510765062769256852ull;
 
 // Output tiling per kernel (registry.h KernelGrid): tile rows, tile columns, swap-AB, stream-K.
 const KernelGrid kKernelGrids[] = {
@@ -315,8 +311,6 @@ const KernelGrid kKernelGrids[] = {
     {64, 32, true, false},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     {64, 160, true, false},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
     {64, 160, true, false},  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
-    {64, 192, true, false},  // sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab
-    {64, 192, true, false},  // sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab
     {128, 80, true, false},  // sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab
     {128, 80, true, false},  // sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab
     {128, 96, true, false},  // sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab
@@ -430,8 +424,6 @@ const KernelNodes kKernelNodes[] = {
     {true, true},  // sm90_e4m3_scaled_promoted_t64x32x256_c1x1_ws_swapab_2persm
     {true, true},  // sm90_e4m3_scaled_promoted_t64x160x128_c2x1_ws_swapab
     {true, true},  // sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab
-    {true, true},  // sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab
-    {true, true},  // sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab
     {true, true},  // sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab
     {true, true},  // sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab
     {true, true},  // sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab
@@ -503,6 +495,8 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_scaled_promoted_t128x64x256_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/sweeps/*_m128_s29_1.json, one round at M = 80/96/128 x the llama3_70b (N, K), seven families; per-shape table in bench/results/experiments/s29_m128_ws_sweeps/best.txt): 0.60-0.96x the selected kernel (128x8192x8192: 25.3 against 23.5-24.1 us)"},
     {"sm90_bf16_t128x80x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/sweeps/*_m128_s29_1.json, one round at M = 80/96/128 x the llama3_70b (N, K), seven families; per-shape table in bench/results/experiments/s29_m128_ws_sweeps/best.txt): 0.99-1.00x the selected kernel at 128x10240x8192, 0.70-0.91x everywhere else"},
     {"sm90_bf16_t128x64x128_c1x1_ws", "session 29's 128-row ws tile for M = 65-128 (one wave, each weight row streamed once; bench/results/sweeps/*_m128_s29_1.json, one round at M = 80/96/128 x the llama3_70b (N, K), seven families; per-shape table in bench/results/experiments/s29_m128_ws_sweeps/best.txt): 0.57-0.91x the selected kernel at every swept shape"},
+    {"sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab", "session 32's one-column swap-AB ws tile for M = 161-192 (one m64n192 wgmma per k-step; sweeps/*_m192_s32_1.json): named by no rule since session 33's swap-AB cooperative tiles (128 weight rows x 80-192 tokens, sweeps/*_cs_s33_1.json) took its shapes; retired in session 51 (the derived rules are the same without it)"},
+    {"sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab", "session 32's one-column swap-AB ws tile for M = 161-192 (one m64n192 wgmma per k-step; sweeps/*_m192_s32_1.json): named by no rule since session 33's swap-AB cooperative tiles (128 weight rows x 80-192 tokens, sweeps/*_cs_s33_1.json) took its shapes; retired in session 51 (the derived rules are the same without it)"},
     {"sm90_e4m3_scaled_fast_t128x16x256_c1x1_ws_swapab", "named by no rule since session 28, whose two-per-SM 64x16x256 tile with PDL took its last one (fast, N = 10240, M 1-8: bench/results/ab/s28p_*.json); retired in session 29 (the derived rules are the same without it; its promoted twin stays)"},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.998x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
     {"sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_noact", "succeeded by 'sm90_e4m3_scaled_promoted_t128x128x128_c2x1_coop_plain' in session 39: its `_plain` twin (no residual node: D = X + bias_f32 with C void, ~30% less per-tile epilogue SASS) took 0.967-0.998x its time, geomean per twin and scan (tensor accurate plain and row accurate + bias, M = 2048 / 4096 x N = 8192, K = 1024-16384, plus 2048^3 / 4096^3 for tensor; 2 rounds each; 0.93-0.98x at K = 1024); measured on an H100 (no H200 lent in session 39): bench/results/experiments/s38_plain/results_s39"},
@@ -515,6 +509,6 @@ const RetiredKernel kRetired[] = {
     {"sm90_e4m3_blockwise_promoted_t64x16x128_c1x1_pingpong_swapab", "the 64x16 twin of the swapped 64-row blockwise tile (session 48): in no rule; on an H100 slower than the 64x32 tile at all 12 deepseek_v3 shapes of M <= 128 (64x2112x7168: 11.2 against 10.6 us with PDL, 1.3-1.8x elsewhere; bench.ab, 5 rounds: bench/results/experiments/s48_swap64/results_h100); retired in session 49 without an H200 sweep (none was lent)"},
     {nullptr, nullptr},
 };
-const int kNumRetired = 47;
+const int kNumRetired = 49;
 
 }  // namespace cutlass_gemm

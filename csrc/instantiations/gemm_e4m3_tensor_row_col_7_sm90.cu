@@ -8,12 +8,6 @@ namespace cutlass_gemm::kernels {
 extern const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab;
 const KernelFns sm90_e4m3_scaled_fast_t64x160x128_c2x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 160, 128, 2, 1, sm90::Ws<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
-extern const KernelFns sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab;
-const KernelFns sm90_e4m3_scaled_promoted_t64x192x128_c2x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 192, 128, 2, 1, sm90::Ws<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab;
-const KernelFns sm90_e4m3_scaled_fast_t64x192x128_c2x1_ws_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 64, 192, 128, 2, 1, sm90::Ws<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t128x80x128_c1x2_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 80, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
@@ -22,5 +16,11 @@ const KernelFns sm90_e4m3_scaled_fast_t128x80x128_c1x2_coop_swapab = ScaledGemm<
 
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t128x96x128_c1x2_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 96, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab;
+const KernelFns sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 96, 128, 1, 2, sm90::Coop<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop_swapab;
+const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
 }  // namespace cutlass_gemm::kernels

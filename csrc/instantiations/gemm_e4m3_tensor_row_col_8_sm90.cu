@@ -5,12 +5,6 @@
 
 namespace cutlass_gemm::kernels {
 
-extern const KernelFns sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab;
-const KernelFns sm90_e4m3_scaled_fast_t128x96x128_c1x2_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 96, 128, 1, 2, sm90::Coop<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
-extern const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop_swapab;
-const KernelFns sm90_e4m3_scaled_promoted_t128x112x128_c1x2_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
-
 extern const KernelFns sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop_swapab;
 const KernelFns sm90_e4m3_scaled_fast_t128x112x128_c1x2_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 112, 128, 1, 2, sm90::Coop<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
@@ -22,5 +16,8 @@ const KernelFns sm90_e4m3_scaled_fast_t128x192x128_c2x1_coop_swapab = ScaledGemm
 
 extern const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab;
 const KernelFns sm90_e4m3_scaled_promoted_t128x160x128_c2x1_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<false>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
+
+extern const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab;
+const KernelFns sm90_e4m3_scaled_fast_t128x160x128_c2x1_coop_swapab = ScaledGemm<DType::kE4m3, DType::kE4m3, DType::kBf16, 128, 160, 128, 2, 1, sm90::Coop<true>, cutlass::gemm::PersistentScheduler, SwapAB>::fns;
 
 }  // namespace cutlass_gemm::kernels
