@@ -1,12 +1,11 @@
 # Session 47: each case of ncu_h100_tiles.py (or --cases FP8 / bf16) launched back to back for --seconds, with the SM
 # clock, power and throttle reasons sampled by NVML every 50 ms: do the tiles the H100 loses with run at a lower clock
 # under sustained load (single launches under ncu: 128x128 ping-pong 5.69 ms, 128x256 coop 5.18; graph replay
-# 7.39 / 5.94 ms)?    PYTHONPATH=. python bench/probes/sustained_clocks.py [--seconds 4] [--cases 0,1,2]
+# 7.39 / 5.94 ms)?    PYTHONPATH=. python bench/probes/sustained_clocks.py [--probe MODULE] [--seconds 4] [--cases 0,1,2]
 import argparse
+import importlib
 import threading
 import time
-
-from ncu_h100_tiles import NAMES, cases  # bench/probes/ (a script's own folder is on sys.path)
 
 
 def sample(handle, out, stop):
@@ -21,10 +20,16 @@ def sample(handle, out, stop):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser()
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--probe", default="ncu_h100_tiles", choices=["ncu_h100_tiles", "tensor_vs_row"],
+                     help="the module of bench/probes/ whose NAMES and cases() to run")
+    probe, _ = pre.parse_known_args(argv)
+    ap = argparse.ArgumentParser(parents=[pre])
+    mod = importlib.import_module(probe.probe)  # bench/probes/ (a script's own folder is on sys.path)
+    NAMES, cases = mod.NAMES, mod.cases
     ap.add_argument("--seconds", type=float, default=4.0, help="per case, > 0.5 (the first half second is dropped)")
     ap.add_argument("--cases", default=",".join(str(i) for i in range(len(NAMES))),
-                    help=f"indices into ncu_h100_tiles.NAMES: {'; '.join(f'{i} {n}' for i, n in enumerate(NAMES))}")
+                    help=f"indices into {probe.probe}.NAMES: {'; '.join(f'{i} {n}' for i, n in enumerate(NAMES))}")
     a = ap.parse_args(argv)
     if not a.seconds > 0.5:
         ap.error(f"--seconds: expected more than 0.5 (the first half second is dropped), got {a.seconds}")
