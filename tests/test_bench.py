@@ -1077,7 +1077,8 @@ def test_make_case_names_the_choices():
 
 
 def test_sustained_clocks_refuses_bad_arguments_before_any_gpu_work(capsys):
-    """bench/probes/sustained_clocks.py: --seconds and --cases are checked before torch or NVML is touched."""
+    """bench/probes/sustained_clocks.py: --probe, --seconds and --cases are checked before torch or NVML is touched;
+    --cases counts the chosen probe's cases."""
     sys.path.insert(0, os.path.join(ROOT, "bench", "probes"))
     try:
         import sustained_clocks
@@ -1085,7 +1086,9 @@ def test_sustained_clocks_refuses_bad_arguments_before_any_gpu_work(capsys):
         sys.path.pop(0)
     for argv, msg in [(["--seconds", "0"], "--seconds: expected more than 0.5"),
                       (["--cases", "0,9"], "--cases: expected indices from 0 to 5"),
-                      (["--cases", "a"], "--cases: expected indices")]:
+                      (["--cases", "a"], "--cases: expected indices"),
+                      (["--probe", "tensor_vs_row", "--cases", "6"], "--cases: expected indices from 0 to 5"),
+                      (["--probe", "nope"], "--probe: invalid choice")]:
         with pytest.raises(SystemExit) as e:
             sustained_clocks.main(argv)
         assert e.value.code == 2 and msg in capsys.readouterr().err, argv

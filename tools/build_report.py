@@ -46,8 +46,12 @@ def main() -> int:
     for arch, units in sorted(by_arch.items(), key=lambda x: int(x[0])):
         total = sum(s for _, s in units)
         print(f"sm{arch}: {len(units)} units, serial {total / 60:.1f} min, 2 jobs ~{total / 120:.1f} min")
-    for so in glob.glob(os.path.join(ROOT, "cutlass_gemm", "_C*.so")):
-        print(f"{os.path.relpath(so, ROOT)}: {os.path.getsize(so) / 2**20:.1f} MiB")
+    # The .so of that build: a wheel build leaves it under build/lib*/, an in-place one beside build/ in the checkout
+    # (not necessarily this script's checkout: CI's clean clone is another).
+    sos = (glob.glob(os.path.join(build_dir, "lib*", "cutlass_gemm", "_C*.so"))
+           or glob.glob(os.path.join(os.path.dirname(os.path.abspath(build_dir)), "cutlass_gemm", "_C*.so")))
+    for so in sos:
+        print(f"{so}: {os.path.getsize(so) / 2**20:.1f} MiB")
     return 0
 
 

@@ -4,8 +4,12 @@
 # 7.39 / 5.94 ms)?    PYTHONPATH=. python bench/probes/sustained_clocks.py [--probe MODULE] [--seconds 4] [--cases 0,1,2]
 import argparse
 import importlib
+import os
+import sys
 import threading
 import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))  # the probes' folder: where --probe's module is
 
 
 def sample(handle, out, stop):
@@ -25,7 +29,9 @@ def main(argv=None):
                      help="the module of bench/probes/ whose NAMES and cases() to run")
     probe, _ = pre.parse_known_args(argv)
     ap = argparse.ArgumentParser(parents=[pre])
-    mod = importlib.import_module(probe.probe)  # bench/probes/ (a script's own folder is on sys.path)
+    if HERE not in sys.path:  # run as a script it is; imported (the tests), it may not be
+        sys.path.insert(0, HERE)
+    mod = importlib.import_module(probe.probe)
     NAMES, cases = mod.NAMES, mod.cases
     ap.add_argument("--seconds", type=float, default=4.0, help="per case, > 0.5 (the first half second is dropped)")
     ap.add_argument("--cases", default=",".join(str(i) for i in range(len(NAMES))),
