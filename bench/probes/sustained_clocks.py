@@ -1,7 +1,8 @@
-# Session 47: each case of ncu_h100_tiles.py (or --cases FP8 / bf16) launched back to back for --seconds, with the SM
-# clock, power and throttle reasons sampled by NVML every 50 ms: do the tiles the H100 loses with run at a lower clock
-# under sustained load (single launches under ncu: 128x128 ping-pong 5.69 ms, 128x256 coop 5.18; graph replay
-# 7.39 / 5.94 ms)?    PYTHONPATH=. python bench/probes/sustained_clocks.py [--probe MODULE] [--seconds 4] [--cases 0,1,2]
+# Session 47: each case of ncu_h100_tiles.py (or --cases FP8 / bf16; since session 53 --probe tensor_vs_row runs that
+# probe's) launched back to back for --seconds, with the SM clock, power and throttle reasons sampled by NVML every
+# 50 ms: do the tiles the H100 loses with run at a lower clock under sustained load (single launches under ncu: 128x128
+# ping-pong 5.69 ms, 128x256 coop 5.18; graph replay 7.39 / 5.94 ms)?
+#   PYTHONPATH=. python bench/probes/sustained_clocks.py [--probe MODULE] [--seconds 4] [--cases 0,1,2]
 import argparse
 import importlib
 import os
