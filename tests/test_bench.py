@@ -1092,6 +1092,12 @@ def test_sustained_clocks_refuses_bad_arguments_before_any_gpu_work(capsys):
         with pytest.raises(SystemExit) as e:
             sustained_clocks.main(argv)
         assert e.value.code == 2 and msg in capsys.readouterr().err, argv
+    import torch
+
+    if not torch.cuda.is_available():  # valid arguments, no GPU: a clear exit before any input is made
+        with pytest.raises(SystemExit) as e:
+            sustained_clocks.main(["--probe", "tensor_vs_row", "--seconds", "1"])
+        assert "expected a CUDA GPU" in str(e.value.code)
 
 
 def test_ncu_table_reads_a_details_export(tmp_path):

@@ -4,13 +4,22 @@
 # ping-pong 5.69 ms, 128x256 coop 5.18; graph replay 7.39 / 5.94 ms)?
 #   PYTHONPATH=. python bench/probes/sustained_clocks.py [--probe MODULE] [--seconds 4] [--cases 0,1,2]
 import argparse
-import importlib
+import importlib.util
 import os
 import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))  # the probes' folder: where --probe's module is
+PROBES = ("ncu_h100_tiles", "tensor_vs_row")  # modules of this folder with NAMES (torch-free) and cases()
+
+
+def load_probe(name):
+    """The probe module by its file beside this one: no sys.path change, whether run as a script or imported."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                     name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def sample(handle, out, stop):
@@ -26,13 +35,11 @@ def sample(handle, out, stop):
 
 def main(argv=None):
     pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--probe", default="ncu_h100_tiles", choices=["ncu_h100_tiles", "tensor_vs_row"],
+    pre.add_argument("--probe", default="ncu_h100_tiles", choices=PROBES,
                      help="the module of bench/probes/ whose NAMES and cases() to run")
     probe, _ = pre.parse_known_args(argv)
     ap = argparse.ArgumentParser(parents=[pre])
-    if HERE not in sys.path:  # run as a script it is; imported (the tests), it may not be
-        sys.path.insert(0, HERE)
-    mod = importlib.import_module(probe.probe)
+    mod = load_probe(probe.probe)
     NAMES, cases = mod.NAMES, mod.cases
     ap.add_argument("--seconds", type=float, default=4.0, help="per case, > 0.5 (the first half second is dropped)")
     ap.add_argument("--cases", default=",".join(str(i) for i in range(len(NAMES))),
@@ -43,8 +50,14 @@ def main(argv=None):
     picked = a.cases.split(",")
     if not all(x.strip().isdigit() and int(x) < len(NAMES) for x in picked):
         ap.error(f"--cases: expected indices from 0 to {len(NAMES) - 1} separated by ',', got {a.cases!r}")
-    import pynvml  # after the arguments: the cases' inputs take seconds and GBs to make
-    import torch
+    import torch  # after the arguments: the cases' inputs take seconds and GBs to make
+
+    if not torch.cuda.is_available():
+        sys.exit("sustained_clocks: expected a CUDA GPU (the cases run on it and NVML samples it); torch sees none")
+    try:
+        import pynvml
+    except ImportError:
+        sys.exit("sustained_clocks: expected the NVML bindings (`pip install nvidia-ml-py`, module pynvml)")
 
     CASES = cases()
     pynvml.nvmlInit()

@@ -3,7 +3,9 @@
 # The tables quantize their operands per tensor or per row (bench/cases.py), so the two differ in the FP8 bits as well
 # as in the scales' shape. Here each is crossed with the other (same bias, same launch):
 #   PYTHONPATH=. python bench/probes/sustained_clocks.py --probe tensor_vs_row --seconds 4
-# NAMES is importable without torch; cases() makes the inputs (~1.3 GB on the GPU).
+# Timing only: outputs are not compared here (`python -m bench` on the same shape checks them against `_scaled_mm`'s;
+# the 4th case's averaged scales give other values by design). NAMES is importable without torch; cases() makes the
+# inputs (~1.3 GB on the GPU).
 CFG = "sm90_e4m3_scaled_promoted_t128x128x128_c1x1_coop_plain"
 NAMES = ["ours: per-tensor data, per-tensor scales (the tensor table)", "ours: per-row data, per-row scales (the row table)",
          "ours: per-tensor data, per-row-shaped scales", "ours: per-row data, per-tensor scales",
