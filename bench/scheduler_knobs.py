@@ -4,10 +4,12 @@ against the competitor: does L2 reuse explain the gap to cuBLAS / _scaled_mm at 
     python bench/scheduler_knobs.py [--out scheduler_knobs.json]
     python bench/scheduler_knobs.py --case op=scaled_mm,scale=row,accumulate=fast,epilogue=bias \
         --shapes 8192,57344,8192 --configs NAME,NAME --settings 0:0,8:2,1:0 --rounds 2
+    python bench/scheduler_knobs.py --shapes 64,8192,8192 --settings 0:0,0:0:256 --rounds 3   # TMA L2 promotion A/B
 
 --case (repeatable): make_case's keywords (default: bf16 gemm and FP8 row accurate, no epilogue); --configs: kernels
 forced by name (default: the op's own selection); --settings: swizzle:raster pairs (0 = unset); --rounds: the
-settings' loop repeated, so that a setting's spread across rounds shows the noise.
+settings' loop repeated, so that a setting's spread across rounds shows the noise. A setting's optional third field
+is the TMA descriptors' L2 promotion in bytes (CUTLASS_GEMM_TMA_L2_PROMOTION 64/128/256; 0 or absent = CUTLASS's 128).
 
 The knobs (CUTLASS_GEMM_SWIZZLE 1/2/4/8, CUTLASS_GEMM_RASTER 1 = along M / 2 = along N) are read
 once per process, so each setting runs in a child process (`--child`) on the same shapes and seed;
@@ -23,7 +25,8 @@ import os
 import subprocess
 import sys
 
-SETTINGS = [(0, 0), (1, 0), (2, 0), (4, 0), (8, 0), (8, 1), (8, 2)]  # (swizzle, raster); 0 = unset: the library's default
+SETTINGS = [(0, 0, 0), (1, 0, 0), (2, 0, 0), (4, 0, 0), (8, 0, 0), (8, 1, 0), (8, 2, 0)]  # (swizzle, raster, L2 promotion); 0 = unset
+KNOBS = ("CUTLASS_GEMM_SWIZZLE", "CUTLASS_GEMM_RASTER", "CUTLASS_GEMM_TMA_L2_PROMOTION")
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 10240, 8192), (8192, 57344, 8192)]
 CASES = [dict(op="gemm", dtype="bf16", epilogue="none"),
          dict(op="scaled_mm", scale="row", accumulate="accurate", epilogue="none")]
@@ -64,27 +67,24 @@ def main(argv=None) -> None:
     ap.add_argument("--case", action="append", type=_kv, help="make_case keywords, e.g. op=gemm,dtype=bf16,epilogue=none")
     ap.add_argument("--shapes", nargs="+", type=_ints, help="M,N,K ...")
     ap.add_argument("--configs", type=lambda s: s.split(","), default=[""], help="kernels forced by name")
-    ap.add_argument("--settings", type=lambda s: [_ints(x, ":", 2) for x in s.split(",")],
-                    help="swizzle:raster pairs (swizzle 0/1/2/4/8, raster 0 heuristic / 1 along M / 2 along N)")
+    ap.add_argument("--settings", type=lambda s: [_setting(x) for x in s.split(",")],
+                    help="swizzle:raster[:l2] (swizzle 0/1/2/4/8, raster 0 heuristic / 1 along M / 2 along N, "
+                         "l2 the TMA L2 promotion 0/64/128/256 bytes)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return
-    for sw, ra in args.settings or []:
-        if sw not in (0, 1, 2, 4, 8) or ra not in (0, 1, 2):
-            ap.error(f"expected swizzle 0/1/2/4/8 and raster 0/1/2 in --settings, got {sw}:{ra}")
+    for sw, ra, l2 in args.settings or []:
+        if sw not in (0, 1, 2, 4, 8) or ra not in (0, 1, 2) or l2 not in (0, 64, 128, 256):
+            ap.error(f"expected swizzle 0/1/2/4/8, raster 0/1/2 and L2 promotion 0/64/128/256 in --settings, got {sw}:{ra}:{l2}")
     spec = {"cases": args.case or CASES, "shapes": args.shapes or SHAPES, "configs": args.configs}
     runs, meta = {}, {"commit": os.environ.get("CUTLASS_GEMM_COMMIT", ""), "spec": spec}
-    for rnd, (sw, ra) in [(r, x) for r in range(args.rounds) for x in (args.settings or SETTINGS)]:
-        env = dict(os.environ)
-        env.pop("CUTLASS_GEMM_SWIZZLE", None)
-        env.pop("CUTLASS_GEMM_RASTER", None)
-        if sw:
-            env["CUTLASS_GEMM_SWIZZLE"] = str(sw)
-        if ra:
-            env["CUTLASS_GEMM_RASTER"] = str(ra)
+    for rnd, setting in [(r, x) for r in range(args.rounds) for x in (args.settings or SETTINGS)]:
+        sw, ra, l2 = setting
+        env = {k: v for k, v in os.environ.items() if k not in KNOBS}
+        env.update({name: str(v) for name, v in zip(KNOBS, setting) if v})
         r = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)], env=env,
                            capture_output=True, text=True)
         if r.returncode != 0:
@@ -92,11 +92,12 @@ def main(argv=None) -> None:
             if last.startswith("scheduler_knobs:"):  # the child refused the arguments: every other child would too
                 print(last, file=sys.stderr)
                 sys.exit(2)
-            print(f"swizzle {sw} raster {ra}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
+            print(f"swizzle {sw} raster {ra} l2 {l2}: failed\n{r.stderr[-2000:]}", file=sys.stderr)
             continue
         doc = json.loads(r.stdout.splitlines()[-1])
         meta.update(doc["meta"])
-        name = f"swizzle={sw or 'default'} raster={['heuristic', 'M', 'N'][ra]}" + (f" #{rnd + 1}" if args.rounds > 1 else "")
+        name = (f"swizzle={sw or 'default'} raster={['heuristic', 'M', 'N'][ra]}" + (f" l2={l2}B" if l2 else "")
+                + (f" #{rnd + 1}" if args.rounds > 1 else ""))
         runs[name] = doc["rows"]
         print(f"{name}: done", file=sys.stderr, flush=True)
     keys = list(next(iter(runs.values())).keys()) if runs else []
@@ -119,6 +120,11 @@ def _ints(s: str, sep: str = ",", n: int = 3):
     if len(parts) != n or not all(p.strip().isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"expected {n} whole numbers separated by '{sep}', got '{s}'")
     return tuple(int(p) for p in parts)
+
+
+def _setting(s: str):
+    """swizzle:raster or swizzle:raster:l2 -> (swizzle, raster, l2), l2 0 where absent."""
+    return _ints(s, ":", 3) if s.count(":") == 2 else _ints(s, ":", 2) + (0,)
 
 
 def _kv(s: str) -> dict:

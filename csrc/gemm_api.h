@@ -33,6 +33,7 @@ struct GemmParams {
   int fp8_promotion_interval = 0;  // promoted FP8 mainloop: MMAs (k-blocks of 32) per FP32 promotion; 0 = default
   int swizzle = 0;  // tile scheduler max swizzle 1/2/4/8; 0 = the library's (kernels::default_swizzle)
   int raster = 0;   // tile scheduler raster order: 1 along M, 2 along N; 0 = CUTLASS's heuristic
+  int tma_l2_promotion = 0;  // bytes of L2 promotion of every TMA descriptor: 64, 128 or 256; 0 = CUTLASS's (128)
   // Programmatic dependent launch: the kernel may start (prologue: barriers, descriptor prefetch,
   // scheduler) while the stream's previous kernel drains; CUTLASS's kernels (built with
   // CUTLASS_ENABLE_GDC_FOR_SM90/100) wait for that kernel's completion before any global access.
@@ -51,6 +52,12 @@ enum : int {
   kTooManyTiles = 3,  // a one-CTA-per-tile kernel (schedule ws): more tiles along grid.y than CUDA allows
   kCutlassStatusBase = 100,
 };
+
+// TMA descriptors the kernels encode (kernels/tma_l2_promotion.cuh), counted by the L2 promotion they
+// got (CUtensorMapL2promotion: 0 none, 1 64 B, 2 128 B, 3 256 B): the op `_tma_encode_counts` reads them,
+// so a test sees that CUTLASS_GEMM_TMA_L2_PROMOTION reaches the descriptors.
+void count_tma_encode(int l2_promotion);
+int64_t tma_encode_count(int l2_promotion);
 
 // One compiled kernel. Entries whose arch was not built are null (weak symbols).
 struct KernelFns {

@@ -1,5 +1,6 @@
 #include "registry.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -13,7 +14,17 @@ std::shared_ptr<const std::vector<Rule>> g_rules = std::make_shared<const std::v
 
 bool in(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
+std::atomic<int64_t> g_tma_encodes[4] = {};
+
 }  // namespace
+
+void count_tma_encode(int l2_promotion) {
+  if (l2_promotion >= 0 && l2_promotion < 4) g_tma_encodes[l2_promotion].fetch_add(1, std::memory_order_relaxed);
+}
+
+int64_t tma_encode_count(int l2_promotion) {
+  return l2_promotion >= 0 && l2_promotion < 4 ? g_tma_encodes[l2_promotion].load(std::memory_order_relaxed) : 0;
+}
 
 bool family_matches(const KernelInfo& k, const Family& f) {
   return k.arch == f.arch && k.a == f.a && k.b == f.b && k.out == f.out && k.scale == f.scale && k.accum == f.accum;

@@ -256,6 +256,8 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //     except stream-K for 16-bit operands on grids under 2/3 of the SMs: default_decomposition),
 //     the split-K factor (2-64; split-K only, and split-K needs it) and the reduction order
 //     (1 non-deterministic; unset: deterministic).
+//   CUTLASS_GEMM_TMA_L2_PROMOTION: bytes of L2 promotion (64, 128, 256) of every TMA descriptor the
+//     kernels encode (kernels/tma_l2_promotion.cuh); unset: CUTLASS's 128.
 template <class Ok>
 int env_knob(const char* name, Ok ok) {
   const char* e = std::getenv(name);
@@ -266,7 +268,7 @@ int env_knob(const char* name, Ok ok) {
 }
 
 struct Knobs {
-  int promotion, swizzle, raster, pdl, decomposition, splits, reduction;
+  int promotion, swizzle, raster, pdl, decomposition, splits, reduction, tma_l2_promotion;
   bool pdl_set;  // CUTLASS_GEMM_PDL is set (0 and unset both read as 0 above)
 };
 
@@ -284,6 +286,7 @@ const Knobs& knobs() {
                        env_knob("CUTLASS_GEMM_DECOMPOSITION", [](long x) { return x >= 1 && x <= 3; }),
                        env_knob("CUTLASS_GEMM_SPLITS", [](long x) { return x >= 2 && x <= 64; }),
                        env_knob("CUTLASS_GEMM_REDUCTION", [](long x) { return x == 0 || x == 1; }),
+                       env_knob("CUTLASS_GEMM_TMA_L2_PROMOTION", [](long x) { return x == 64 || x == 128 || x == 256; }),
                        std::getenv("CUTLASS_GEMM_PDL") != nullptr && *std::getenv("CUTLASS_GEMM_PDL") != '\0'};
   return k;
 }
@@ -306,6 +309,8 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   check_knob(op, kn.raster, "CUTLASS_GEMM_RASTER", "1 (along M) or 2 (along N)");
   p.swizzle = kn.swizzle;
   p.raster = kn.raster;
+  check_knob(op, kn.tma_l2_promotion, "CUTLASS_GEMM_TMA_L2_PROMOTION", "64, 128 or 256 (bytes of L2 promotion of the TMA loads)");
+  p.tma_l2_promotion = kn.tma_l2_promotion;
   check_knob(op, kn.pdl, "CUTLASS_GEMM_PDL", "0 or 1 (programmatic dependent launch of the GEMM)");
   if (kn.pdl_set) p.pdl = kn.pdl == 1;  // else the rule's flag, set by the caller
   check_knob(op, kn.decomposition, "CUTLASS_GEMM_DECOMPOSITION", "1 (data-parallel), 2 (split-K) or 3 (stream-K)");
@@ -718,6 +723,14 @@ Tensor compiled_kernels() {
 
 int64_t kernel_table_hash() { return int64_t(kKernelTableHash); }
 
+// [none, 64 B, 128 B, 256 B]: the TMA descriptors encoded so far in this process, by L2 promotion.
+Tensor tma_encode_counts() {
+  Tensor t = torch::stable::empty({4}, ST::Long, std::nullopt, torch::stable::Device(torch::headeronly::DeviceType::CPU));
+  int64_t* p = static_cast<int64_t*>(t.data_ptr());
+  for (int i = 0; i < 4; ++i) p[i] = tma_encode_count(i);
+  return t;
+}
+
 // Host-only probe of one kernel (no GPU needed): [can_implement status, workspace bytes] for a
 // dense row-major M x N x K problem with null pointers. Lets CPU tests exercise every kernel's
 // host path; status kNotCompiledForArch for kernels this build left out.
@@ -818,6 +831,7 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_set_selection_table(Tensor rules) -> ()");
   m.def("_compiled_kernels() -> Tensor");
   m.def("_kernel_table_hash() -> int");
+  m.def("_tma_encode_counts() -> Tensor");
   m.def("_device_arch(int device) -> int");
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
   m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k, bool fused=False, bool activation=False, bool want_pdl=False) -> int");
@@ -834,6 +848,7 @@ STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CompositeExplicitAutograd, m) {
   m.impl("_set_selection_table", TORCH_BOX(&cutlass_gemm::set_selection_table));
   m.impl("_compiled_kernels", TORCH_BOX(&cutlass_gemm::compiled_kernels));
   m.impl("_kernel_table_hash", TORCH_BOX(&cutlass_gemm::kernel_table_hash));
+  m.impl("_tma_encode_counts", TORCH_BOX(&cutlass_gemm::tma_encode_counts));
   m.impl("_device_arch", TORCH_BOX(&cutlass_gemm::device_arch));
   m.impl("_probe_kernel", TORCH_BOX(&cutlass_gemm::probe_kernel));
   m.impl("_select_kernel", TORCH_BOX(&cutlass_gemm::select_for));

@@ -1034,7 +1034,7 @@ def test_decode_scan_refuses_bad_input_before_any_run(capsys, tmp_path):
 
 
 def test_scheduler_knobs_refuses_malformed_arguments(capsys):
-    """bench/scheduler_knobs.py: a bad swizzle:raster pair, shape or case is refused by argparse (exit 2) with what
+    """bench/scheduler_knobs.py: a bad swizzle:raster[:l2] setting, shape or case is refused by argparse (exit 2) with what
     was expected, before any child process or GPU work."""
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     try:
@@ -1043,8 +1043,11 @@ def test_scheduler_knobs_refuses_malformed_arguments(capsys):
         sys.path.pop(0)
     assert knobs._ints("8192,57344,8192") == (8192, 57344, 8192) and knobs._ints("8:2", ":", 2) == (8, 2)
     assert knobs._kv("op=gemm,dtype=bf16") == {"op": "gemm", "dtype": "bf16"}
-    bad = [(["--settings", "3:0"], "expected swizzle 0/1/2/4/8 and raster 0/1/2 in --settings, got 3:0"),
+    assert knobs._setting("8:2") == (8, 2, 0) and knobs._setting("0:0:256") == (0, 0, 256)
+    bad = [(["--settings", "3:0"], "expected swizzle 0/1/2/4/8, raster 0/1/2 and L2 promotion 0/64/128/256 in --settings, got 3:0:0"),
+           (["--settings", "0:0:512"], "got 0:0:512"),
            (["--settings", "8"], "expected 2 whole numbers separated by ':'"),
+           (["--settings", "0:0:x"], "expected 3 whole numbers separated by ':'"),
            (["--shapes", "1,2"], "expected 3 whole numbers separated by ','"),
            (["--case", "op"], "expected key=value pairs separated by ','")]
     for argv, msg in bad:

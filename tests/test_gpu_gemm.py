@@ -329,6 +329,8 @@ def test_scheduler_knobs_keep_results(env):
     ("CUTLASS_GEMM_SPLITS", "1", "expected CUTLASS_GEMM_SPLITS a split-K factor from 2 to 64, got '1'"),
     ("CUTLASS_GEMM_REDUCTION", "x", "expected CUTLASS_GEMM_REDUCTION 0 (deterministic) or 1"),
     ("CUTLASS_GEMM_DECOMPOSITION", "2", "expected CUTLASS_GEMM_SPLITS (a split-K factor from 2 to 64) with"),
+    ("CUTLASS_GEMM_TMA_L2_PROMOTION", "512", "expected CUTLASS_GEMM_TMA_L2_PROMOTION 64, 128 or 256 (bytes of L2"),
+    ("CUTLASS_GEMM_TMA_L2_PROMOTION", "256B", "expected CUTLASS_GEMM_TMA_L2_PROMOTION 64, 128 or 256"),
     ({"CUTLASS_GEMM_DECOMPOSITION": "3", "CUTLASS_GEMM_SPLITS": "4"}, None,
      "expected CUTLASS_GEMM_SPLITS only with CUTLASS_GEMM_DECOMPOSITION unset or 2 (split-K), got "
      "CUTLASS_GEMM_DECOMPOSITION=3"),
@@ -345,6 +347,59 @@ def test_bad_scheduler_knob_is_a_clear_error(name, value, expected):
     env = name if isinstance(name, dict) else {name: value}
     r = subprocess.run([sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True)
     assert r.returncode != 0 and expected in r.stderr, r.stderr[-2000:]
+
+
+_L2_PROMOTION_CHILD = """
+import sys
+import torch
+import cutlass_gemm
+
+torch.manual_seed(0)
+counts = torch.ops.cutlass_gemm._tma_encode_counts
+before = counts().clone()
+a = torch.randn(256, 1024, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(512, 1024, device="cuda", dtype=torch.bfloat16)
+x, w = torch.randn(256, 1024, device="cuda"), torch.randn(512, 1024, device="cuda")
+outs = {"bf16": cutlass_gemm.gemm(a, b), "a": a, "b": b}
+a8, sa = cutlass_gemm.quantize_fp8(x, "row")
+b8, sb = cutlass_gemm.quantize_fp8(w, "row")
+outs["row"] = cutlass_gemm.scaled_mm(a8, b8, sa, sb)
+a8, sa = cutlass_gemm.quantize_fp8(x, "1x128")
+b8, sb = cutlass_gemm.quantize_fp8(w, "128x128")
+outs["blockwise"] = cutlass_gemm.scaled_mm(a8, b8, sa, sb)
+torch.cuda.synchronize()
+outs["counts"] = counts() - before
+torch.save({k: v.cpu() for k, v in outs.items()}, sys.argv[1])
+"""
+
+
+def test_tma_l2_promotion_reaches_the_descriptors(tmp_path):
+    """CUTLASS_GEMM_TMA_L2_PROMOTION=64/256 sets the L2 promotion of every TMA descriptor the kernels encode
+    (counted by promotion in the op), unset keeps CUTLASS's 128 B, and the outputs (bf16, FP8 per-row,
+    blockwise) are bit for bit those of the default: the promotion moves data into L2, not the arithmetic."""
+    import os
+    import subprocess
+    import sys
+
+    runs = {}
+    for promo in (None, "64", "256"):
+        env = {k: v for k, v in os.environ.items() if k != "CUTLASS_GEMM_TMA_L2_PROMOTION"}
+        if promo:
+            env["CUTLASS_GEMM_TMA_L2_PROMOTION"] = promo
+        path = tmp_path / f"promo_{promo}.pt"
+        r = subprocess.run([sys.executable, "-c", _L2_PROMOTION_CHILD, str(path)], env=env, capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-3000:]
+        runs[promo] = torch.load(path)
+    slot = {None: 2, "64": 1, "256": 3}  # CUtensorMapL2promotion: none, 64 B, 128 B, 256 B
+    for promo, out in runs.items():
+        c = out["counts"].tolist()
+        # each GEMM encodes A, B and D at least (C too when it reads a residual)
+        assert c[slot[promo]] >= 9 and sum(c) == c[slot[promo]], (promo, c)
+        for key in ("bf16", "row", "blockwise"):
+            assert torch.equal(out[key], runs[None][key]), (promo, key)
+    ref = runs[None]["a"].double() @ runs[None]["b"].double().t()
+    err = ((runs[None]["bf16"].double() - ref).norm() / ref.norm()).item()
+    assert err < 1e-2, err
 
 
 @pytest.mark.skipif(GPU_ARCH != 90, reason="SM90 kernel names")

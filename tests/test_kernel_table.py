@@ -179,6 +179,18 @@ def test_extension_matches_table():
     assert mask.shape == (len(kt.KERNELS),)
 
 
+def test_tma_encode_counts_start_at_zero():
+    """The TMA descriptor counts by L2 promotion (none, 64, 128, 256 B; the GPU test
+    test_tma_l2_promotion_reaches_the_descriptors reads them) are zero in a process that ran no GEMM."""
+    import subprocess
+    import sys
+
+    code = "import torch, cutlass_gemm; print(torch.ops.cutlass_gemm._tma_encode_counts().tolist())"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.strip().splitlines()[-1] == "[0, 0, 0, 0]", r.stdout
+
+
 def test_default_rules_cover_every_family():
     families = {k.family for k in kt.KERNELS}
     ruled = {r.spec.family for r in configs.DEFAULT_RULES}

@@ -5,6 +5,8 @@
 // schedules, CTAs per MMA and blockwise scale config.
 #pragma once
 
+#include "tma_l2_promotion.cuh"  // first: it redirects CUTLASS's tensor-map encode
+
 #include <atomic>
 #include <type_traits>
 #include <utility>
@@ -308,7 +310,10 @@ struct AdapterFns {
     // The stream goes to the workspace init too: any workspace memset must be stream-ordered.
     auto st = Kernel::initialize_workspace(args, workspace, stream);
     if (st != cutlass::Status::kSuccess) return kCutlassStatusBase + int(st);
-    typename Kernel::Params params = Kernel::to_underlying_arguments(args, workspace);
+    typename Kernel::Params params = [&] {
+      tma::ScopedL2Promotion promotion(p.tma_l2_promotion);  // the TMA descriptors are encoded here
+      return Kernel::to_underlying_arguments(args, workspace);
+    }();
     constexpr int kMaxDevices = 64;
     static std::atomic<bool> smem_set[kMaxDevices] = {};
     if (p.device < 0 || p.device >= kMaxDevices || !smem_set[p.device].load(std::memory_order_relaxed)) {

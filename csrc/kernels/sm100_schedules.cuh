@@ -9,6 +9,8 @@
 // Unverified on SM100 hardware here.
 #pragma once
 
+#include "tma_l2_promotion.cuh"  // before any CUTLASS header
+
 #include <cutlass/detail/blockwise_scale_layout.hpp>
 #include <cutlass/epilogue/fusion/sm100_callbacks_tma_warpspecialized.hpp>
 

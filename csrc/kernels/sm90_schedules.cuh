@@ -2,6 +2,8 @@
 // kernels with warpgroup MMA (one CTA per MMA tile). Torch-free.
 #pragma once
 
+#include "tma_l2_promotion.cuh"  // before any CUTLASS header
+
 #include <cutlass/detail/blockwise_scale_layout.hpp>
 
 #include "common.cuh"
