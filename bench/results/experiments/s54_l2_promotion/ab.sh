@@ -9,11 +9,11 @@ export PYTHONPATH=.
 T=${T:-280}
 nvidia-smi --query-gpu=name,power.limit --format=csv,noheader
 timeout 60 python -m pytest tests/test_gpu_gemm.py tests/test_kernel_table.py -q -p no:cacheprovider \
-  -k "tma_l2_promotion or tma_encode or bad_scheduler_knob" > $OUT/tests.txt 2>&1
+  -k "tma_l2_promotion or tma_encode" > $OUT/tests.txt 2>&1
 echo "tests rc $? ${SECONDS}s: $(tail -1 $OUT/tests.txt)"
 timeout $((T - SECONDS - 5)) python bench/scheduler_knobs.py \
   --case op=scaled_mm,scale=row,accumulate=fast,epilogue=bias --case op=gemm,dtype=bf16,epilogue=none \
   --case op=scaled_mm,scale=blockwise,accumulate=accurate,epilogue=none \
-  --shapes 64,8192,8192 128,57344,8192 64,2112,7168 4096,4096,4096 --settings 0:0,0:0:256 --rounds ${ROUNDS:-2} \
+  --shapes ${SHAPES:-64,8192,8192 128,57344,8192 64,2112,7168 4096,4096,4096} --settings 0:0,0:0:256 --rounds ${ROUNDS:-2} \
   --out $OUT/l2_ab.json > $OUT/l2_ab.md 2> $OUT/l2_ab.err
 echo "ab rc $? ${SECONDS}s"; cat $OUT/l2_ab.md; tail -3 $OUT/l2_ab.err
