@@ -58,7 +58,12 @@ def child(spec: dict) -> dict:
                 key = f"{cs['op']} {desc} {m}x{n}x{k}" + (f" {cfg}" if cfg else "")
                 out[key] = {"ours_us": row["us"][cfg], "competitor_us": row["competitor"]["us"],
                             "err": row["rel_err"][cfg], "kernel": cfg or row["selected"]}
-    return {"meta": {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__}, "rows": out}
+    try:  # the commit the extension was built from: a copied tree may have no .git and no CUTLASS_GEMM_COMMIT
+        from cutlass_gemm._build_info import GIT_COMMIT as build_commit
+    except ImportError:
+        build_commit = None
+    return {"meta": {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__, "build_commit": build_commit},
+            "rows": out}
 
 
 def main(argv=None) -> None:
@@ -124,6 +129,8 @@ def _ints(s: str, sep: str = ",", n: int = 3):
 
 def _setting(s: str):
     """swizzle:raster or swizzle:raster:l2 -> (swizzle, raster, l2), l2 0 where absent."""
+    if s.count(":") not in (1, 2):
+        raise argparse.ArgumentTypeError(f"expected swizzle:raster or swizzle:raster:l2 (whole numbers), got '{s}'")
     return _ints(s, ":", 3) if s.count(":") == 2 else _ints(s, ":", 2) + (0,)
 
 

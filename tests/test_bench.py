@@ -1046,7 +1046,8 @@ def test_scheduler_knobs_refuses_malformed_arguments(capsys):
     assert knobs._setting("8:2") == (8, 2, 0) and knobs._setting("0:0:256") == (0, 0, 256)
     bad = [(["--settings", "3:0"], "expected swizzle 0/1/2/4/8, raster 0/1/2 and L2 promotion 0/64/128/256 in --settings, got 3:0:0"),
            (["--settings", "0:0:512"], "got 0:0:512"),
-           (["--settings", "8"], "expected 2 whole numbers separated by ':'"),
+           (["--settings", "8"], "expected swizzle:raster or swizzle:raster:l2 (whole numbers), got '8'"),
+           (["--settings", "0:0:256:1"], "expected swizzle:raster or swizzle:raster:l2 (whole numbers), got '0:0:256:1'"),
            (["--settings", "0:0:x"], "expected 3 whole numbers separated by ':'"),
            (["--shapes", "1,2"], "expected 3 whole numbers separated by ','"),
            (["--case", "op"], "expected key=value pairs separated by ','")]
