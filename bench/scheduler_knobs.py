@@ -105,6 +105,9 @@ def main(argv=None) -> None:
                 + (f" #{rnd + 1}" if args.rounds > 1 else ""))
         runs[name] = doc["rows"]
         print(f"{name}: done", file=sys.stderr, flush=True)
+        if args.out:  # after every child: a run cut short by a time limit keeps the settings it finished
+            with open(args.out, "w") as f:
+                json.dump({"meta": meta, "runs": runs}, f, indent=1)
     keys = list(next(iter(runs.values())).keys()) if runs else []
     print("| shape | " + " | ".join(runs) + " |")
     print("|---|" + "---|" * len(runs))
@@ -115,9 +118,6 @@ def main(argv=None) -> None:
             cells.append("-" if v["ours_us"] is None or v.get("competitor_us") is None else f"{v['competitor_us'] / v['ours_us']:.3f}x ({v['ours_us']:.0f} us)")
         print(f"| {key} | " + " | ".join(cells) + " |")
     print("\ncells: our speedup over the competitor timed in the same child (cuBLAS mm / _scaled_mm row), our µs")
-    if args.out:  # no torch import here: the children report the GPU and versions
-        with open(args.out, "w") as f:
-            json.dump({"meta": meta, "runs": runs}, f, indent=1)
 
 
 def _ints(s: str, sep: str = ",", n: int = 3):
