@@ -50,6 +50,7 @@ enum : int {
   kCannotImplement = 1,
   kNotCompiledForArch = 2,
   kTooManyTiles = 3,  // a one-CTA-per-tile kernel (schedule ws): more tiles along grid.y than CUDA allows
+  kTmaEncodeFailed = 4,  // the driver refused a TMA descriptor (kernels/tma_l2_promotion.cuh): nothing launched
   kCutlassStatusBase = 100,
 };
 

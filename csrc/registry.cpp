@@ -100,6 +100,10 @@ const char* status_string(int status) {
     case kTooManyTiles:
       return "the kernel launches one CTA per output tile (schedule ws) and the problem has more than 65535 tiles "
              "along the tile's second extent (M when swap-AB); a persistent kernel takes it";
+    case kTmaEncodeFailed:
+      return "the CUDA driver refused one of the kernel's TMA descriptors (cuTensorMapEncodeTiled; its error is on "
+             "stderr) and nothing was launched: expected a driver with CUDA 12.0+ tensor maps and 16-byte aligned "
+             "operands and strides";
     default: break;
   }
   switch (status - kCutlassStatusBase) {  // cutlass::Status values

@@ -23,11 +23,18 @@ namespace cutlass_gemm::kernels::tma {
 
 // Bytes of L2 promotion for the descriptors this thread encodes: 64, 128 or 256; 0 keeps CUTLASS's.
 inline thread_local int l2_promotion_bytes = 0;
+// Encodes the driver refused on this thread. CUTLASS only prints such a failure and builds the kernel's
+// parameters anyway, so the launch checks this count instead of running on a descriptor that is garbage.
+inline thread_local int failed_encodes = 0;
 
+// Sets the promotion for the encodes in its scope; failed() says whether any of them was refused.
 struct ScopedL2Promotion {
-  int saved;
-  explicit ScopedL2Promotion(int bytes) : saved(l2_promotion_bytes) { l2_promotion_bytes = bytes; }
+  int saved, failed_before;
+  explicit ScopedL2Promotion(int bytes) : saved(l2_promotion_bytes), failed_before(failed_encodes) {
+    l2_promotion_bytes = bytes;
+  }
   ~ScopedL2Promotion() { l2_promotion_bytes = saved; }
+  bool failed() const { return failed_encodes != failed_before; }
   ScopedL2Promotion(const ScopedL2Promotion&) = delete;
   ScopedL2Promotion& operator=(const ScopedL2Promotion&) = delete;
 };
@@ -66,10 +73,16 @@ inline CUresult call_cuTensorMapEncodeTiled(CUtensorMap* map, CUtensorMapDataTyp
                                             CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2_promotion,
                                             CUtensorMapFloatOOBfill oob_fill) {
   PFN_cuTensorMapEncodeTiled_v12000 fn = encode_tiled_entry();
-  if (fn == nullptr) return CUDA_ERROR_NOT_FOUND;
   const CUtensorMapL2promotion used = promotion(l2_promotion_bytes, l2_promotion);
-  count_tma_encode(int(used));
-  return fn(map, dtype, rank, address, dims, strides, box, element_strides, interleave, swizzle, used, oob_fill);
+  const CUresult r = fn == nullptr ? CUDA_ERROR_NOT_FOUND
+                                   : fn(map, dtype, rank, address, dims, strides, box, element_strides, interleave,
+                                        swizzle, used, oob_fill);
+  if (r == CUDA_SUCCESS) {
+    count_tma_encode(int(used));
+  } else {
+    ++failed_encodes;
+  }
+  return r;
 }
 
 // The other encode CUTLASS routes through the macro (im2col convolutions; no kernel here uses it).

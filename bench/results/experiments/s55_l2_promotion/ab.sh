@@ -18,4 +18,4 @@ timeout $(( ${T:-585} - SECONDS )) python bench/scheduler_knobs.py \
   --case op=scaled_mm,scale=blockwise,accumulate=accurate,epilogue=none --shapes $D --settings 0:0,0:0:256 --rounds $R \
   --out $OUT/l2_deepseek.json > $OUT/l2_deepseek.md 2> $OUT/l2_deepseek.err
 echo "deepseek rc $? ${SECONDS}s"
-tail -2 $OUT/l2_llama.err $OUT/l2_deepseek.err
+tail -n 2 $OUT/l2_llama.err $OUT/l2_deepseek.err
