@@ -4,12 +4,13 @@ against the competitor: does L2 reuse explain the gap to cuBLAS / _scaled_mm at 
     python bench/scheduler_knobs.py [--out scheduler_knobs.json]
     python bench/scheduler_knobs.py --case op=scaled_mm,scale=row,accumulate=fast,epilogue=bias \
         --shapes 8192,57344,8192 --configs NAME,NAME --settings 0:0,8:2,1:0 --rounds 2
-    python bench/scheduler_knobs.py --shapes 64,8192,8192 --settings 0:0,0:0:256 --rounds 3   # TMA L2 promotion A/B
+    python bench/scheduler_knobs.py --shapes 64,8192,8192 --settings 0:0:128,0:0:256 --rounds 3   # TMA L2 promotion A/B
 
 --case (repeatable): make_case's keywords (default: bf16 gemm and FP8 row accurate, no epilogue); --configs: kernels
 forced by name (default: the op's own selection); --settings: swizzle:raster pairs (0 = unset); --rounds: the
 settings' loop repeated, so that a setting's spread across rounds shows the noise. A setting's optional third field
-is the TMA descriptors' L2 promotion in bytes (CUTLASS_GEMM_TMA_L2_PROMOTION 64/128/256; 0 or absent = CUTLASS's 128).
+is the TMA descriptors' L2 promotion in bytes (CUTLASS_GEMM_TMA_L2_PROMOTION 64/128/256; 0 or absent = the op's
+default: 256 on SM90 but blockwise, CUTLASS's 128 for blockwise and SM100; name 128 to A/B against it).
 
 The knobs (CUTLASS_GEMM_SWIZZLE 1/2/4/8, CUTLASS_GEMM_RASTER 1 = along M / 2 = along N) are read
 once per process, so each setting runs in a child process (`--child`) on the same shapes and seed;

@@ -14,6 +14,6 @@ echo "tests rc $? ${SECONDS}s: $(tail -1 $OUT/tests.txt)"
 timeout $((T - SECONDS - 5)) python bench/scheduler_knobs.py \
   --case op=scaled_mm,scale=row,accumulate=fast,epilogue=bias --case op=gemm,dtype=bf16,epilogue=none \
   --case op=scaled_mm,scale=blockwise,accumulate=accurate,epilogue=none \
-  --shapes ${SHAPES:-64,8192,8192 128,57344,8192 64,2112,7168 4096,4096,4096} --settings 0:0,0:0:256 --rounds ${ROUNDS:-2} \
+  --shapes ${SHAPES:-64,8192,8192 128,57344,8192 64,2112,7168 4096,4096,4096} --settings 0:0:128,0:0:256 --rounds ${ROUNDS:-2} \
   --out $OUT/l2_ab.json > $OUT/l2_ab.md 2> $OUT/l2_ab.err
 echo "ab rc $? ${SECONDS}s"; cat $OUT/l2_ab.md; tail -3 $OUT/l2_ab.err

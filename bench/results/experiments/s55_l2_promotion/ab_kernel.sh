@@ -10,5 +10,5 @@ timeout ${T2:-300} python bench/scheduler_knobs.py --case op=scaled_mm,scale=row
   --configs sm90_e4m3_scaled_fast_t128x128x128_c1x2_pingpong,sm90_e4m3_scaled_fast_t128x256x128_c2x1_coop \
   --shapes 128,57344,8192 80,57344,8192 112,28672,8192 96,32768,512 240,7168,16384 256,8192,28672 \
            2048,8192,8192 4096,4096,4096 8192,10240,8192 \
-  --settings 0:0,0:0:256 --rounds ${ROUNDS:-3} --out $OUT/l2_kernel.json > $OUT/l2_kernel.md 2> $OUT/l2_kernel.err
+  --settings 0:0:128,0:0:256 --rounds ${ROUNDS:-3} --out $OUT/l2_kernel.json > $OUT/l2_kernel.md 2> $OUT/l2_kernel.err
 echo "kernel ab rc $? ${SECONDS}s"; tail -n 2 $OUT/l2_kernel.err
