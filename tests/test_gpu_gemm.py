@@ -363,8 +363,10 @@ a8r, sar = cutlass_gemm.quantize_fp8(x, "row")
 b8r, sbr = cutlass_gemm.quantize_fp8(w, "row")
 a8b, sab = cutlass_gemm.quantize_fp8(x, "1x128")
 b8b, sbb = cutlass_gemm.quantize_fp8(w, "128x128")
+a_big = torch.randn(512, 1024, device="cuda", dtype=torch.bfloat16)
 calls = {"bf16": lambda: cutlass_gemm.gemm(a, b), "row": lambda: cutlass_gemm.scaled_mm(a8r, b8r, sar, sbr),
-         "blockwise": lambda: cutlass_gemm.scaled_mm(a8b, b8b, sab, sbb)}
+         "blockwise": lambda: cutlass_gemm.scaled_mm(a8b, b8b, sab, sbb),
+         "bf16 512x512": lambda: cutlass_gemm.gemm(a_big, b)}
 outs = {"a": a, "b": b}
 for key, call in calls.items():  # each call's descriptors counted apart
     torch.cuda.synchronize()
@@ -378,10 +380,10 @@ torch.save({k: v.cpu() for k, v in outs.items()}, sys.argv[1])
 
 def test_tma_l2_promotion_reaches_the_descriptors(tmp_path):
     """CUTLASS_GEMM_TMA_L2_PROMOTION=64/128/256 sets the L2 promotion of every TMA descriptor the kernels
-    encode (counted by promotion in the op); unset, the SM90 bf16 and FP8 per-row kernels get 256 B and the
-    blockwise ones CUTLASS's 128 B (default_tma_l2_promotion); and the outputs (bf16, FP8 per-row,
-    blockwise) are bit for bit the same under every setting: the promotion moves data into L2, not the
-    arithmetic."""
+    encode (counted by promotion in the op); unset, the SM90 bf16 and FP8 per-row kernels get 256 B on
+    problems of at most 256 rows or columns and CUTLASS's 128 B above, the blockwise ones 128 B
+    (default_tma_l2_promotion); and the outputs are bit for bit the same under every setting: the promotion
+    moves data into L2, not the arithmetic."""
     import os
     import subprocess
     import sys
@@ -396,9 +398,9 @@ def test_tma_l2_promotion_reaches_the_descriptors(tmp_path):
         assert r.returncode == 0, r.stderr[-3000:]
         runs[promo] = torch.load(path)
     slot = {"64": 1, "128": 2, "256": 3}  # CUtensorMapL2promotion: none, 64 B, 128 B, 256 B
-    default = {"bf16": "256", "row": "256", "blockwise": "128"} if GPU_ARCH == 90 else {}
+    default = {"bf16": "256", "row": "256"} if GPU_ARCH == 90 else {}  # 256x512 problems; 512x512 and blockwise: 128
     for promo, out in runs.items():
-        for key in ("bf16", "row", "blockwise"):
+        for key in ("bf16", "row", "blockwise", "bf16 512x512"):
             c = out["counts " + key].tolist()
             want = slot[promo or default.get(key, "128")]
             assert c[want] >= 3 and sum(c) == c[want], (promo, key, c)  # A, B and D at least

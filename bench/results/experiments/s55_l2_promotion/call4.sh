@@ -1,6 +1,5 @@
-# Session 55, call 4: on an H200 the README's tables at the 256 B default (s50_h200/tables.sh a); on any other GPU the
-# L2 promotion A/B at the square suite's bar shapes (bf16 bias+GELU+residual, FP8 row accurate + bias): 128 B against
-# the default (256 B for these kernels), 3 rounds.
+# Session 55, call 4: on an H200 the README's tables (s50_h200/tables.sh a); on any other GPU the L2 promotion A/B at
+# the square suite's bar shapes (bf16 bias+GELU+residual, FP8 row accurate + bias): 128 B against 256 B, 3 rounds.
 #   CUTLASS_GEMM_COMMIT=<HEAD> bash bench/results/experiments/s55_l2_promotion/call4.sh
 set -u
 : "${OUT:?run on the device (OUT unset)}"
