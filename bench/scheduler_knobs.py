@@ -10,7 +10,7 @@ against the competitor: does L2 reuse explain the gap to cuBLAS / _scaled_mm at 
 forced by name (default: the op's own selection); --settings: swizzle:raster pairs (0 = unset); --rounds: the
 settings' loop repeated, so that a setting's spread across rounds shows the noise. A setting's optional third field
 is the TMA descriptors' L2 promotion in bytes (CUTLASS_GEMM_TMA_L2_PROMOTION 64/128/256; 0 or absent = the op's
-default: 256 on SM90 but blockwise, CUTLASS's 128 for blockwise and SM100; name 128 to A/B against it).
+default: 256 on SM90 but blockwise when min(M, N) <= 256, else CUTLASS's 128; name 128 to A/B against it).
 
 The knobs (CUTLASS_GEMM_SWIZZLE 1/2/4/8, CUTLASS_GEMM_RASTER 1 = along M / 2 = along N) are read
 once per process, so each setting runs in a child process (`--child`) on the same shapes and seed;
