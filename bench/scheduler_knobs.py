@@ -82,6 +82,8 @@ def main(argv=None) -> None:
     if args.child:
         print(json.dumps(child(json.loads(args.child))))
         return
+    if args.rounds < 1:
+        ap.error(f"expected --rounds 1 or more, got {args.rounds}")
     for sw, ra, l2 in args.settings or []:
         if sw not in (0, 1, 2, 4, 8) or ra not in (0, 1, 2) or l2 not in (0, 64, 128, 256):
             ap.error(f"expected swizzle 0/1/2/4/8, raster 0/1/2 and L2 promotion 0/64/128/256 in --settings, got {sw}:{ra}:{l2}")
@@ -109,7 +111,9 @@ def main(argv=None) -> None:
         if args.out:  # after every child: a run cut short by a time limit keeps the settings it finished
             with open(args.out, "w") as f:
                 json.dump({"meta": meta, "runs": runs}, f, indent=1)
-    keys = list(next(iter(runs.values())).keys()) if runs else []
+    if not runs:  # no table and no JSON to write: say so, and fail the command
+        sys.exit("scheduler_knobs: every child process failed (their errors are above); nothing was measured")
+    keys = list(next(iter(runs.values())).keys())
     print("| shape | " + " | ".join(runs) + " |")
     print("|---|" + "---|" * len(runs))
     for key in keys:

@@ -1050,11 +1050,24 @@ def test_scheduler_knobs_refuses_malformed_arguments(capsys):
            (["--settings", "0:0:256:1"], "expected swizzle:raster or swizzle:raster:l2 (whole numbers), got '0:0:256:1'"),
            (["--settings", "0:0:x"], "expected 3 whole numbers separated by ':'"),
            (["--shapes", "1,2"], "expected 3 whole numbers separated by ','"),
-           (["--case", "op"], "expected key=value pairs separated by ','")]
+           (["--case", "op"], "expected key=value pairs separated by ','"),
+           (["--rounds", "0"], "expected --rounds 1 or more, got 0")]
     for argv, msg in bad:
         with pytest.raises(SystemExit) as e:
             knobs.main(argv)
         assert e.value.code == 2 and msg in capsys.readouterr().err, argv
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs every child to fail: no GPU")
+def test_scheduler_knobs_fails_when_every_child_fails(tmp_path):
+    """With no child measuring anything (here: no GPU), the command exits non-zero saying so, with no empty table or
+    JSON that could pass for a result."""
+    out = tmp_path / "knobs.json"
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "bench", "scheduler_knobs.py"), "--shapes", "8,8,8",
+                        "--settings", "0:0", "--case", "op=gemm,dtype=bf16,epilogue=none", "--out", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1 and "every child process failed" in p.stderr, p.stderr[-2000:]
+    assert not out.exists() and "| shape |" not in p.stdout
 
 
 @pytest.mark.parametrize("argv, msg", [
