@@ -1,5 +1,6 @@
 #include "registry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
@@ -129,6 +130,11 @@ int default_decomposition(int kernel, int64_t m, int64_t n, int sm_count) {
   const int64_t rows = g.swap_ab ? n : m, cols = g.swap_ab ? m : n;
   const int64_t tiles = ((rows + g.tile_rows - 1) / g.tile_rows) * ((cols + g.tile_cols - 1) / g.tile_cols);
   return 3 * tiles < 2 * int64_t(sm_count) ? 3 : 0;
+}
+
+int default_tma_l2_promotion(int kernel, int64_t m, int64_t n) {
+  const KernelInfo& ki = kKernels[kernel];
+  return ki.arch == 90 && ki.scale != ScaleMode::kBlockwise && std::min(m, n) <= 256 ? 256 : 0;
 }
 
 }  // namespace cutlass_gemm

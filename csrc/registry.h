@@ -91,4 +91,12 @@ extern const KernelNodes kKernelNodes[];
 // which won there by 4-19%.
 int default_decomposition(int kernel, int64_t m, int64_t n, int sm_count);
 
+// The TMA loads' L2 promotion in bytes when CUTLASS_GEMM_TMA_L2_PROMOTION is unset (0: CUTLASS's 128 B): 256 B for the
+// SM90 kernels but blockwise on problems with at most 256 rows or columns (weight streaming). Session 55, H100, 3 rounds
+// (bench/results/experiments/s55_l2_promotion): 256 B took FP8 row fast 128x57344x8192 to 0.968x the time and kept
+// every bf16 / FP8 per-row cell at M <= 256 within 1.004x; on square problems it moved both ways (bf16 fused 2048^3
+// 1.02x, FP8 row accurate 4096^3 1.017x, bf16 fused 8192^3 0.955x); blockwise lost up to 1.06x at short K. SM100 is
+// unmeasured, so it keeps CUTLASS's choice.
+int default_tma_l2_promotion(int kernel, int64_t m, int64_t n);
+
 }  // namespace cutlass_gemm

@@ -257,7 +257,7 @@ int choose_kernel(const char* op, const std::string& config, const Family& f, in
 //     the split-K factor (2-64; split-K only, and split-K needs it) and the reduction order
 //     (1 non-deterministic; unset: deterministic).
 //   CUTLASS_GEMM_TMA_L2_PROMOTION: bytes of L2 promotion (64, 128, 256) of every TMA descriptor the
-//     kernels encode (kernels/tma_l2_promotion.cuh); unset: default_tma_l2_promotion.
+//     kernels encode (kernels/tma_l2_promotion.cuh); unset: default_tma_l2_promotion (registry.h).
 template <class Ok>
 int env_knob(const char* name, Ok ok) {
   const char* e = std::getenv(name);
@@ -277,16 +277,6 @@ struct Knobs {
 // mode, relative error 1.60e-3 -> 1.64e-3 at K = 8192 and 1.71e-3 -> 1.75e-3 at K = 28672 (cuBLAS:
 // 1.60e-3, 1.71e-3; fast accumulation: 6.5e-2, 0.24). 4 (the knob) gives cuBLAS's error exactly.
 constexpr int kFp8PromotionInterval = 8;
-
-// TMA L2 promotion when the knob is unset: 256 B for the SM90 kernels but blockwise on problems with at most 256 rows
-// or columns (weight streaming), CUTLASS's 128 B (0) otherwise. Session 55, H100, 3 rounds
-// (bench/results/experiments/s55_l2_promotion): 256 B took FP8 row fast 128x57344x8192 to 0.968x the time and kept
-// every bf16 / FP8 per-row cell at M <= 256 within 1.004x; on square problems it moved both ways (bf16 fused 2048^3
-// 1.02x, FP8 row accurate 4096^3 1.017x, bf16 fused 8192^3 0.955x); blockwise lost up to 1.06x at short K. SM100 is
-// unmeasured, so it keeps CUTLASS's choice.
-int default_tma_l2_promotion(const KernelInfo& ki, int64_t m, int64_t n) {
-  return ki.arch == 90 && ki.scale != ScaleMode::kBlockwise && std::min(m, n) <= 256 ? 256 : 0;
-}
 
 const Knobs& knobs() {
   static const Knobs k{env_knob("CUTLASS_GEMM_FP8_PROMOTION_INTERVAL", [](long x) { return x > 0 && x % 4 == 0 && x <= 4096; }),
@@ -320,7 +310,7 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   p.swizzle = kn.swizzle;
   p.raster = kn.raster;
   check_knob(op, kn.tma_l2_promotion, "CUTLASS_GEMM_TMA_L2_PROMOTION", "64, 128 or 256 (bytes of L2 promotion of the TMA loads)");
-  p.tma_l2_promotion = kn.tma_l2_promotion > 0 ? kn.tma_l2_promotion : default_tma_l2_promotion(ki, p.m, p.n);
+  p.tma_l2_promotion = kn.tma_l2_promotion > 0 ? kn.tma_l2_promotion : default_tma_l2_promotion(id, p.m, p.n);
   check_knob(op, kn.pdl, "CUTLASS_GEMM_PDL", "0 or 1 (programmatic dependent launch of the GEMM)");
   if (kn.pdl_set) p.pdl = kn.pdl == 1;  // else the rule's flag, set by the caller
   check_knob(op, kn.decomposition, "CUTLASS_GEMM_DECOMPOSITION", "1 (data-parallel), 2 (split-K) or 3 (stream-K)");

@@ -310,14 +310,9 @@ struct AdapterFns {
     // The stream goes to the workspace init too: any workspace memset must be stream-ordered.
     auto st = Kernel::initialize_workspace(args, workspace, stream);
     if (st != cutlass::Status::kSuccess) return kCutlassStatusBase + int(st);
-    bool encode_failed = false;
-    typename Kernel::Params params = [&] {
-      tma::ScopedL2Promotion promotion(p.tma_l2_promotion);  // the TMA descriptors are encoded here
-      auto params = Kernel::to_underlying_arguments(args, workspace);
-      encode_failed = promotion.failed();
-      return params;
-    }();
-    if (encode_failed) return kTmaEncodeFailed;
+    tma::ScopedL2Promotion promotion(p.tma_l2_promotion);  // the TMA descriptors are encoded on the next line
+    auto params = Kernel::to_underlying_arguments(args, workspace);
+    if (promotion.failed()) return kTmaEncodeFailed;
     constexpr int kMaxDevices = 64;
     static std::atomic<bool> smem_set[kMaxDevices] = {};
     if (p.device < 0 || p.device >= kMaxDevices || !smem_set[p.device].load(std::memory_order_relaxed)) {
