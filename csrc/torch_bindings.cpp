@@ -295,10 +295,10 @@ void check_knob(const char* op, int v, const char* name, const char* expected) {
   if (v < 0) fail(op, std::string("expected ") + name + " " + expected + ", got '" + std::getenv(name) + "'");
 }
 
-void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
+// The launch settings of kernel `id` on p's M x N (p.sm_count and the rule's p.pdl set): the knobs, else the defaults.
+// A bad knob raises here, before anything runs. launch() and configs.explain (_launch_settings) both call it.
+void resolve_launch(const char* op, int id, GemmParams& p) {
   const KernelInfo& ki = kKernels[id];
-  p.device = like.get_device_index();
-  p.sm_count = device_info(p.device).sm_count;
   const Knobs& kn = knobs();
   if (ki.scale == ScaleMode::kTensorRowCol && ki.accum == Accum::kPromoted) {
     check_knob(op, kn.promotion, "CUTLASS_GEMM_FP8_PROMOTION_INTERVAL",
@@ -325,6 +325,13 @@ void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
   p.decomposition = kn.decomposition > 0 || kn.splits > 0 ? kn.decomposition : default_decomposition(id, p.m, p.n, p.sm_count);
   p.splits = kn.splits;
   p.reduction = kn.reduction;
+}
+
+void launch(const char* op, int id, GemmParams& p, const Tensor& like) {
+  const KernelInfo& ki = kKernels[id];
+  p.device = like.get_device_index();
+  p.sm_count = device_info(p.device).sm_count;
+  resolve_launch(op, id, p);
   int st = ki.fns->can_implement(p);
   if (st != kOk) fail(op, std::string("kernel ") + ki.name + " cannot run this problem: " + status_string(st));
   size_t ws_bytes = ki.fns->workspace_size(p);
@@ -759,6 +766,25 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
   return t;
 }
 
+// What launch() would set for `kernel` on an M x N output (configs.explain's `launch`; no GPU needed): [FP8 promotion
+// interval (0: not a promoted per-tensor/row kernel), swizzle, raster, TMA L2 promotion bytes (0: CUTLASS's 128),
+// PDL, decomposition, splits, reduction]. A bad knob raises as it would in the op.
+Tensor launch_settings(int64_t kernel, int64_t m, int64_t n, int64_t sm_count, bool pdl) {
+  STD_TORCH_CHECK(kernel >= 0 && kernel < kNumKernels, "cutlass_gemm._launch_settings: kernel id out of range");
+  GemmParams p;
+  p.m = m;
+  p.n = n;
+  p.sm_count = int(sm_count);
+  p.pdl = pdl;
+  resolve_launch("cutlass_gemm.configs.explain", int(kernel), p);
+  Tensor t = torch::stable::empty({8}, ST::Long, std::nullopt, torch::stable::Device(torch::headeronly::DeviceType::CPU));
+  int64_t* out = static_cast<int64_t*>(t.data_ptr());
+  const int64_t v[8] = {p.fp8_promotion_interval, p.swizzle, p.raster, p.tma_l2_promotion, p.pdl, p.decomposition,
+                        p.splits, p.reduction};
+  for (int i = 0; i < 8; ++i) out[i] = v[i];
+  return t;
+}
+
 // The arch whose kernels this library would run on `device` (0: unsupported GPU).
 int64_t device_arch(int64_t device) { return device_info(int(device)).arch; }
 
@@ -834,6 +860,7 @@ STABLE_TORCH_LIBRARY(cutlass_gemm, m) {
   m.def("_tma_encode_counts() -> Tensor");
   m.def("_device_arch(int device) -> int");
   m.def("_probe_kernel(int kernel, int m, int n, int k, int sm_count) -> Tensor");
+  m.def("_launch_settings(int kernel, int m, int n, int sm_count, bool pdl) -> Tensor");
   m.def("_select_kernel(int arch, int a, int b, int out, int scale, int accum, int m, int n, int k, bool fused=False, bool activation=False, bool want_pdl=False) -> int");
   m.def("_quantize_fp8_rows_(Tensor x, Tensor(a!) q, Tensor(b!) scale, int group) -> ()");
 }
@@ -851,5 +878,6 @@ STABLE_TORCH_LIBRARY_IMPL(cutlass_gemm, CompositeExplicitAutograd, m) {
   m.impl("_tma_encode_counts", TORCH_BOX(&cutlass_gemm::tma_encode_counts));
   m.impl("_device_arch", TORCH_BOX(&cutlass_gemm::device_arch));
   m.impl("_probe_kernel", TORCH_BOX(&cutlass_gemm::probe_kernel));
+  m.impl("_launch_settings", TORCH_BOX(&cutlass_gemm::launch_settings));
   m.impl("_select_kernel", TORCH_BOX(&cutlass_gemm::select_for));
 }

@@ -25,7 +25,7 @@ import json
 import operator
 import os
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple, Union
 
 import torch
@@ -260,6 +260,48 @@ def _compiled_mask() -> Tuple[bool, ...]:
     return COMPILED_MASK
 
 
+# SMs of the GPUs the stream-K default is judged on when explain() has no such GPU to ask (H100/H200 SXM, B200).
+TYPICAL_SM_COUNT = {90: 132, 100: 148}
+_DECOMPOSITIONS = {0: "CUTLASS's decomposition heuristic", 1: "data-parallel", 2: "split-K", 3: "stream-K"}
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How the op launches the chosen kernel (C++ `resolve_launch`: the CUTLASS_GEMM_* knobs, else the defaults)."""
+    tma_l2_promotion: int  # bytes of L2 promotion of the TMA loads (128 is CUTLASS's own choice)
+    decomposition: str  # "data-parallel" for the persistent kernels; stream-K kernels: see _DECOMPOSITIONS, "split-K xS"
+    fp8_promotion_interval: Optional[int] = None  # promoted per-tensor/row FP8: MMAs of K = 32 per FP32 promotion
+    swizzle: int = 0  # the tile scheduler's max swizzle; 0: the library's
+    raster: str = "heuristic"  # "along M", "along N" or CUTLASS's "heuristic"
+    pdl: bool = False  # launched with programmatic dependent launch (the rule's flag unless CUTLASS_GEMM_PDL says)
+    deterministic: bool = True  # stream-K / split-K partial sums reduced in a fixed order
+
+    def __str__(self) -> str:
+        parts = [f"TMA L2 promotion {self.tma_l2_promotion} B", self.decomposition]
+        if not self.deterministic:
+            parts.append("non-deterministic reduction")
+        if self.fp8_promotion_interval:
+            parts.append(f"FP32 promotion every {self.fp8_promotion_interval} MMAs")
+        if self.swizzle:
+            parts.append(f"swizzle {self.swizzle}")
+        if self.raster != "heuristic":
+            parts.append(f"raster {self.raster}")
+        return ", ".join(parts)
+
+
+def launch_settings(kernel: str, m: int, n: int, sm_count: int, pdl: bool) -> Launch:
+    """What the op would launch `kernel` with on an M x N output on a GPU of `sm_count` SMs (from C++; no GPU used).
+    A bad CUTLASS_GEMM_* knob raises as the op would."""
+    interval, swizzle, raster, l2, pdl_on, dec, splits, reduction = torch.ops.cutlass_gemm._launch_settings(
+        kt.KERNEL_IDS[kernel], m, n, sm_count, pdl).tolist()
+    if kt.KERNELS[kt.KERNEL_IDS[kernel]].scheduler != "streamk":
+        dec_name = "data-parallel"  # the persistent scheduler has no other decomposition
+    else:
+        dec_name = f"split-K x{splits}" if dec == 2 or (dec == 0 and splits) else _DECOMPOSITIONS[dec]
+    return Launch(l2 or 128, dec_name, interval or None, swizzle, {0: "heuristic", 1: "along M", 2: "along N"}[raster],
+                  bool(pdl_on), reduction == 0)
+
+
 @dataclass(frozen=True)
 class Decision:
     kernel: str
@@ -267,17 +309,20 @@ class Decision:
     pdl: bool = False  # the rule launches it with programmatic dependent launch (unless CUTLASS_GEMM_PDL says)
     measured: Optional[bool] = None  # a default rule: whether its sweeps timed this (N, K) (None: not a default rule)
     source: str = "fallback"  # what chose it: "user", "tuned", "overlay" (this GPU's shipped rules), "default", "fallback"
+    launch: Optional[Launch] = None  # how the op launches it (explain() sets it)
 
     def __str__(self) -> str:
         seen = {None: "", True: ", measured at this N, K",
                 False: ", N, K not measured: the rule's M ladder was timed at other (N, K); cutlass_gemm.tune() times "
                        "the candidates at this shape"}[self.measured]
-        return f"{self.kernel} ({self.reason}{', PDL' if self.pdl else ''}{seen})"
+        launch = f"; {self.launch}" if self.launch is not None else ""
+        return f"{self.kernel} ({self.reason}{', PDL' if self.pdl else ''}{seen}){launch}"
 
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
             arch: Optional[int] = None, b_dtype: Optional[torch.dtype] = None, scale: str = "none",
-            accumulate: str = "accurate", fused: bool = False, activation: Union[bool, str] = False) -> Decision:
+            accumulate: str = "accurate", fused: bool = False, activation: Union[bool, str] = False,
+            sm_count: Optional[int] = None) -> Decision:
     """The kernel the op picks for an (M, N, K) problem, and why, from the same table as C++.
 
     16-bit gemm: explain(m, n, k, torch.bfloat16). FP8 scaled_mm: explain(m, n, k,
@@ -287,10 +332,10 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     applies an activation or adds a residual (rules can differ for such epilogues). activation: the
     call's activation, as the op takes it ("none", "gelu", ...) or True/False; one other than "none"
     implies fused, and kernels without the activation node (`_noact`, `_plain`) are passed over; for fused=True
-    those without the residual node (`_plain`) are too.
+    those without the residual node (`_plain`) are too. `.launch` says how the op launches the kernel (TMA L2
+    promotion, decomposition, ...: the CUTLASS_GEMM_* knobs, else the defaults), on a GPU of `sm_count` SMs: by
+    default the current GPU's when it is of `arch`, else TYPICAL_SM_COUNT's.
     """
-    from ._validate import dtype_key
-
     if isinstance(activation, str):
         if activation not in kt.ACTIVATIONS:
             raise ValueError(f"cutlass_gemm.configs.explain: expected activation one of "
@@ -307,6 +352,21 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     if arch not in kt.ARCHS:  # as the C++ choice: nothing runs there
         raise RuntimeError(f"cutlass_gemm.configs: no compiled kernel for sm_{arch}: cutlass_gemm has kernels for "
                            f"{', '.join(f'sm_{x}' for x in kt.ARCHS)} only")
+    if sm_count is None:
+        on_gpu = torch.cuda.is_available() and current_arch() == arch
+        sm_count = torch.cuda.get_device_properties().multi_processor_count if on_gpu \
+            else TYPICAL_SM_COUNT[arch]
+    elif not (hasattr(sm_count, "__index__") and not isinstance(sm_count, bool) and sm_count > 0):
+        raise ValueError(f"cutlass_gemm.configs.explain: expected sm_count a positive integer, got {sm_count!r}")
+    d = _decide(m, n, k, arch, dtype, b_dtype, out_dtype, scale, accumulate, fused, activation)
+    return replace(d, launch=launch_settings(d.kernel, m, n, sm_count, d.pdl))
+
+
+def _decide(m: int, n: int, k: int, arch: int, dtype: torch.dtype, b_dtype: Optional[torch.dtype],
+            out_dtype: Optional[torch.dtype], scale: str, accumulate: str, fused: bool, activation: bool) -> Decision:
+    """explain()'s kernel choice, its arguments checked."""
+    from ._validate import dtype_key
+
     a, scale = check_family_args("cutlass_gemm.configs.explain", dtype, scale, accumulate)
     b = dtype_key(b_dtype) if b_dtype is not None else a
     fp8 = a in ("e4m3", "e5m2")

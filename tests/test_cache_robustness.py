@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import warnings
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -295,6 +296,7 @@ def test_tune_survives_an_unwritable_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "fake GPU")
     monkeypatch.setattr(configs, "current_arch", lambda: 90)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda *a: SimpleNamespace(multi_processor_count=132))
     ref = torch.ones(2, 2)
     monkeypatch.setattr(tune, "_inputs", lambda m, n, k, dtype, scale, fused=False: ((lambda cfg: ref), ref, 1e-3))
     monkeypatch.setattr(tune, "_family_kernels", lambda *a: [configs.Rule(KERNELS[0]).spec])

@@ -330,7 +330,7 @@ def test_a_rule_carries_its_pdl_flag_to_explain_the_table_and_a_saved_file(tmp_p
     try:
         configs.add_rule(kernel, m=(3, 5), pdl=True)
         d = configs.explain(4, 8192, 8192)
-        assert (d.kernel, d.pdl) == (kernel, True) and str(d) == f"{kernel} (rule 0 (user), PDL)"
+        assert (d.kernel, d.pdl) == (kernel, True) and str(d) == f"{kernel} (rule 0 (user), PDL); TMA L2 promotion 256 B, data-parallel"
         assert not configs.explain(6, 8192, 8192).pdl or configs.explain(6, 8192, 8192).reason != "rule 0 (user)"
         t = configs.flatten(configs.rules())
         assert t[0, configs.RULE_FIELDS.index("pdl")].item() == 1
@@ -355,12 +355,78 @@ def test_a_rule_carries_its_pdl_flag_to_explain_the_table_and_a_saved_file(tmp_p
     (dict(scale="blockwise"), "expected scale 'none' .16-bit gemm. for bfloat16 inputs, got 'blockwise'"),
     (dict(dtype=torch.float8_e4m3fn, scale="per_token"), "expected scale 'tensor_row_col' .* for float8_e4m3fn inputs"),
     (dict(dtype=torch.float8_e4m3fn, accumulate="bogus"), "expected accumulate 'accurate' or 'fast', got 'bogus'"),
+    (dict(sm_count=0), "expected sm_count a positive integer, got 0"),
+    (dict(sm_count=True), "expected sm_count a positive integer, got True"),
+    (dict(sm_count=132.0), "expected sm_count a positive integer, got 132.0"),
 ])
 def test_explain_rejects_bad_arguments(kwargs, msg):
     args = dict(m=16, n=8192, k=8192)
     args.update(kwargs)
     with pytest.raises(ValueError, match="cutlass_gemm.configs.explain: " + msg):
         configs.explain(args.pop("m"), args.pop("n"), args.pop("k"), **args)
+
+
+def test_explain_says_how_the_op_launches():
+    """explain().launch is C++'s resolve_launch (the op's own code) with no knob set: the SM90 16-bit and FP8
+    per-row kernels get 256 B of TMA L2 promotion where M or N is at most 256, 128 B above and for blockwise;
+    promoted FP8 promotes every 8 MMAs; a stream-K kernel runs stream-K on grids under 2/3 of the SMs."""
+    fp8 = torch.float8_e4m3fn
+    l2 = lambda *a, **kw: configs.explain(*a, arch=90, **kw).launch.tma_l2_promotion
+    assert l2(256, 512, 1024) == l2(4096, 256, 1024) == l2(256, 512, 1024, fp8, scale="row", accumulate="fast") == 256
+    assert l2(257, 512, 1024) == l2(512, 512, 1024, fp8, scale="row") == 128
+    assert l2(256, 512, 1024, fp8, scale="blockwise") == l2(64, 7168, 2048, fp8, scale="blockwise") == 128
+    row = configs.explain(4096, 4096, 4096, fp8, arch=90, scale="row")
+    assert row.launch.fp8_promotion_interval == 8 and "FP32 promotion every 8 MMAs" in str(row)
+    assert configs.explain(4096, 4096, 4096, fp8, arch=90, scale="row", accumulate="fast").launch.fp8_promotion_interval is None
+    plain = configs.explain(4096, 4096, 4096, arch=90)
+    assert plain.launch.decomposition == "data-parallel" and plain.launch.deterministic and not plain.launch.pdl
+    assert str(plain).endswith("; TMA L2 promotion 128 B, data-parallel"), str(plain)
+    sk = "sm90_bf16_t128x128x64_c1x1_coop_streamk"
+    configs.add_rule(sk)
+    try:  # 16 tiles of 128x128 against 2/3 of 132 SMs; 1024 tiles
+        assert configs.explain(512, 512, 4096, arch=90, sm_count=132).launch.decomposition == "stream-K"
+        assert configs.explain(512, 512, 4096, arch=90, sm_count=23).launch.decomposition == \
+            "CUTLASS's decomposition heuristic"
+        assert configs.explain(4096, 4096, 4096, arch=90).launch.decomposition == "CUTLASS's decomposition heuristic"
+    finally:
+        configs.clear_rules()
+    if 100 in {k.arch for k, on in zip(kt.KERNELS, configs._compiled_mask()) if on}:  # SM100: CUTLASS's 128 B
+        assert configs.explain(256, 512, 1024, arch=100).launch.tma_l2_promotion == 128
+
+
+_LAUNCH_KNOBS_CHILD = """
+import torch
+from cutlass_gemm import configs
+configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop_streamk")
+d = configs.explain(256, 512, 4096, arch=90)
+r = configs.explain(4096, 4096, 4096, torch.float8_e4m3fn, arch=90, scale="row")
+print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swizzle, d.launch.raster)
+"""
+
+
+@pytest.mark.parametrize("env, want", [
+    (dict(CUTLASS_GEMM_TMA_L2_PROMOTION="64", CUTLASS_GEMM_DECOMPOSITION="2", CUTLASS_GEMM_SPLITS="4",
+          CUTLASS_GEMM_REDUCTION="1", CUTLASS_GEMM_SWIZZLE="4", CUTLASS_GEMM_RASTER="2", CUTLASS_GEMM_PDL="1",
+          CUTLASS_GEMM_FP8_PROMOTION_INTERVAL="4"),
+     "TMA L2 promotion 64 B, split-K x4, non-deterministic reduction, swizzle 4, raster along N | 4 True 4 along N"),
+    (dict(CUTLASS_GEMM_DECOMPOSITION="1", CUTLASS_GEMM_RASTER="1"),
+     "TMA L2 promotion 256 B, data-parallel, raster along M | 8 False 0 along M"),
+    (dict(CUTLASS_GEMM_TMA_L2_PROMOTION="256B"), "expected CUTLASS_GEMM_TMA_L2_PROMOTION 64, 128 or 256"),
+    (dict(CUTLASS_GEMM_DECOMPOSITION="2"), "expected CUTLASS_GEMM_SPLITS (a split-K factor from 2 to 64) with"),
+])
+def test_explain_launch_follows_the_knobs(env, want):
+    """The CUTLASS_GEMM_* launch knobs (read once per process, hence a child) show in explain().launch as the op
+    applies them, and a bad one raises from explain as it would from the op, naming what was expected."""
+    import os
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CUTLASS_GEMM_")}
+    r = subprocess.run([sys.executable, "-c", _LAUNCH_KNOBS_CHILD], env={**clean, **env}, capture_output=True, text=True)
+    if want.startswith("expected"):
+        assert r.returncode != 0 and "cutlass_gemm.configs.explain: " + want in r.stderr, r.stderr[-2000:]
+    else:
+        assert r.returncode == 0 and r.stdout.strip() == want, (r.stdout, r.stderr[-2000:])
 
 
 def test_explain_scale_names():

@@ -367,8 +367,12 @@ a_big = torch.randn(512, 1024, device="cuda", dtype=torch.bfloat16)
 calls = {"bf16": lambda: cutlass_gemm.gemm(a, b), "row": lambda: cutlass_gemm.scaled_mm(a8r, b8r, sar, sbr),
          "blockwise": lambda: cutlass_gemm.scaled_mm(a8b, b8b, sab, sbb),
          "bf16 512x512": lambda: cutlass_gemm.gemm(a_big, b)}
+fp8 = torch.float8_e4m3fn
+said = {"bf16": (256, 512, 1024), "row": (256, 512, 1024, fp8, None, None, None, "row"),
+        "blockwise": (256, 512, 1024, fp8, None, None, None, "blockwise"), "bf16 512x512": (512, 512, 1024)}
 outs = {"a": a, "b": b}
 for key, call in calls.items():  # each call's descriptors counted apart
+    outs["explain " + key] = torch.tensor(cutlass_gemm.configs.explain(*said[key]).launch.tma_l2_promotion)
     torch.cuda.synchronize()
     before = counts().clone()
     outs[key] = call()
@@ -383,7 +387,7 @@ def test_tma_l2_promotion_reaches_the_descriptors(tmp_path):
     encode (counted by promotion in the op); unset, the SM90 bf16 and FP8 per-row kernels get 256 B on
     problems of at most 256 rows or columns and CUTLASS's 128 B above, the blockwise ones 128 B
     (default_tma_l2_promotion); and the outputs are bit for bit the same under every setting: the promotion
-    moves data into L2, not the arithmetic."""
+    moves data into L2, not the arithmetic. configs.explain's `launch` names the promotion the descriptors got."""
     import os
     import subprocess
     import sys
@@ -404,6 +408,7 @@ def test_tma_l2_promotion_reaches_the_descriptors(tmp_path):
             c = out["counts " + key].tolist()
             want = slot[promo or default.get(key, "128")]
             assert c[want] >= 3 and sum(c) == c[want], (promo, key, c)  # A, B and D at least
+            assert slot[str(out["explain " + key].item())] == want, (promo, key, out["explain " + key])
             assert torch.equal(out[key], runs[None][key]), (promo, key)
     ref = runs[None]["a"].double() @ runs[None]["b"].double().t()
     err = ((runs[None]["bf16"].double() - ref).norm() / ref.norm()).item()
