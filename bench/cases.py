@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import inspect
 import math
-import os
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Tuple
 
@@ -173,10 +172,17 @@ class Case:
 
     def launch(self, m: int, n: int, k: int) -> Tuple[Optional[str], bool]:
         """(the kernel the op picks for this case's calls, None if it can't say; whether it launches it with
-        programmatic dependent launch: CUTLASS_GEMM_PDL if set, else the selecting rule's flag)."""
+        programmatic dependent launch: CUTLASS_GEMM_PDL if set, else the selecting rule's flag, as the op's
+        C++ resolves it for configs.explain)."""
         d = self.choice(m, n, k)
-        env = os.environ.get("CUTLASS_GEMM_PDL", "")
-        return (d.kernel if d else None), (env == "1" if env else bool(d and d.pdl))
+        if d is None:
+            return None, False
+        return d.kernel, d.launch.pdl if d.launch is not None else d.pdl
+
+    def launch_settings(self, m: int, n: int, k: int) -> Optional[str]:
+        """How the op launches that kernel (configs.explain's `launch`: TMA L2 promotion, decomposition, ...)."""
+        d = self.choice(m, n, k)
+        return None if d is None or d.launch is None else str(d.launch)
 
     def kernel(self, m: int, n: int, k: int) -> Optional[str]:
         return self.launch(m, n, k)[0]

@@ -131,7 +131,7 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
     kernel, pdl = case.launch(m, n, k)
-    return {"suite": suite, "m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl,
+    return {"suite": suite, "m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl, "launch": case.launch_settings(m, n, k),
             "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k),
             "ours": results.pop(OURS), "competitors": results, "published": case.published(m, n, k)}
 
@@ -243,6 +243,7 @@ def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True,
             recover()
             kernel, pdl = case.launch(m, n, k)
             rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl,
+                         "launch": case.launch_settings(m, n, k),
                          "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k), "competitors": {},
                          "ours": {"status": "error", "us": None, "err": None, "note": short_error(e)}, "published": None})
         bar.update(1)

@@ -199,20 +199,24 @@ def test_selected_kernel_passes_known_keywords(monkeypatch):
     assert cases.GemmCase("none", device="cpu").kernel(8, 16, 32) is None
 
 
-def test_rows_record_the_launch_the_op_makes(monkeypatch):
-    """A row says whether its kernel launched with PDL: the rule's flag, unless CUTLASS_GEMM_PDL says."""
-    monkeypatch.setattr(cutlass_gemm.configs, "explain",
-                        lambda *a, **k: cutlass_gemm.configs.Decision("k", "rule 0 (default)", pdl=True))
+def test_rows_record_the_launch_the_op_makes():
+    """A row says whether its kernel launched with PDL and how the op launches it, from configs.explain, whose
+    `launch` is the op's own C++ (CUTLASS_GEMM_PDL over the rule's flag there: test_cpu's knob child)."""
+    from cutlass_gemm import configs
+
     case = cases.GemmCase("none", device="cpu")
-    monkeypatch.delenv("CUTLASS_GEMM_PDL", raising=False)
-    assert case.launch(8, 16, 32) == ("k", True)
-    monkeypatch.setenv("CUTLASS_GEMM_PDL", "0")
-    assert case.launch(8, 16, 32)[1] is False
-    monkeypatch.setattr(cutlass_gemm.configs, "explain", lambda *a, **k: cutlass_gemm.configs.Decision("k", "x"))
-    monkeypatch.setenv("CUTLASS_GEMM_PDL", "1")
-    assert case.launch(8, 16, 32)[1] is True
-    monkeypatch.delenv("CUTLASS_GEMM_PDL")
-    assert case.launch(8, 16, 32)[1] is False
+    pp = "sm90_bf16_t64x128x64_c1x1_pingpong_st7"
+    configs.add_rule(pp, m=(8, 8), pdl=True)
+    configs.add_rule(pp, m=(9, 9))
+    configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop_streamk", m=(300, 300))  # 12 tiles: stream-K by default
+    try:
+        if configs.explain(8, 16, 32).kernel != pp:  # a build without SM90 kernels, or an SM100 GPU
+            pytest.skip("needs the SM90 kernels as the current arch")
+        assert case.launch(8, 16, 32) == (pp, True) and case.launch(9, 16, 32) == (pp, False)
+        assert case.launch_settings(8, 16, 32) == "TMA L2 promotion 256 B, data-parallel"
+        assert case.launch_settings(300, 512, 32) == "TMA L2 promotion 128 B, stream-K"
+    finally:
+        configs.clear_rules()
 
 
 def test_torch_accepts_fp8():
