@@ -316,7 +316,8 @@ class Decision:
                 False: ", N, K not measured: the rule's M ladder was timed at other (N, K); cutlass_gemm.tune() times "
                        "the candidates at this shape"}[self.measured]
         launch = f"; {self.launch}" if self.launch is not None else ""
-        return f"{self.kernel} ({self.reason}{', PDL' if self.pdl else ''}{seen}){launch}"
+        pdl = self.launch.pdl if self.launch is not None else self.pdl  # CUTLASS_GEMM_PDL over the rule's flag
+        return f"{self.kernel} ({self.reason}{', PDL' if pdl else ''}{seen}){launch}"
 
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,
@@ -356,7 +357,7 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
         on_gpu = torch.cuda.is_available() and current_arch() == arch
         sm_count = torch.cuda.get_device_properties().multi_processor_count if on_gpu \
             else TYPICAL_SM_COUNT[arch]
-    elif not (hasattr(sm_count, "__index__") and not isinstance(sm_count, bool) and sm_count > 0):
+    elif not (hasattr(sm_count, "__index__") and not isinstance(sm_count, bool) and 0 < sm_count < 2**31):
         raise ValueError(f"cutlass_gemm.configs.explain: expected sm_count a positive integer, got {sm_count!r}")
     d = _decide(m, n, k, arch, dtype, b_dtype, out_dtype, scale, accumulate, fused, activation)
     return replace(d, launch=launch_settings(d.kernel, m, n, sm_count, d.pdl))

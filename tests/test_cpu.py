@@ -358,6 +358,7 @@ def test_a_rule_carries_its_pdl_flag_to_explain_the_table_and_a_saved_file(tmp_p
     (dict(sm_count=0), "expected sm_count a positive integer, got 0"),
     (dict(sm_count=True), "expected sm_count a positive integer, got True"),
     (dict(sm_count=132.0), "expected sm_count a positive integer, got 132.0"),
+    (dict(sm_count=2**31), "expected sm_count a positive integer, got 2147483648"),
 ])
 def test_explain_rejects_bad_arguments(kwargs, msg):
     args = dict(m=16, n=8192, k=8192)
@@ -400,7 +401,7 @@ from cutlass_gemm import configs
 configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop_streamk")
 d = configs.explain(256, 512, 4096, arch=90)
 r = configs.explain(4096, 4096, 4096, torch.float8_e4m3fn, arch=90, scale="row")
-print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swizzle, d.launch.raster)
+print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swizzle, d.launch.raster, "PDL" in str(d))
 """
 
 
@@ -408,9 +409,9 @@ print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swi
     (dict(CUTLASS_GEMM_TMA_L2_PROMOTION="64", CUTLASS_GEMM_DECOMPOSITION="2", CUTLASS_GEMM_SPLITS="4",
           CUTLASS_GEMM_REDUCTION="1", CUTLASS_GEMM_SWIZZLE="4", CUTLASS_GEMM_RASTER="2", CUTLASS_GEMM_PDL="1",
           CUTLASS_GEMM_FP8_PROMOTION_INTERVAL="4"),
-     "TMA L2 promotion 64 B, split-K x4, non-deterministic reduction, swizzle 4, raster along N | 4 True 4 along N"),
+     "TMA L2 promotion 64 B, split-K x4, non-deterministic reduction, swizzle 4, raster along N | 4 True 4 along N True"),
     (dict(CUTLASS_GEMM_DECOMPOSITION="1", CUTLASS_GEMM_RASTER="1"),
-     "TMA L2 promotion 256 B, data-parallel, raster along M | 8 False 0 along M"),
+     "TMA L2 promotion 256 B, data-parallel, raster along M | 8 False 0 along M False"),
     (dict(CUTLASS_GEMM_TMA_L2_PROMOTION="256B"), "expected CUTLASS_GEMM_TMA_L2_PROMOTION 64, 128 or 256"),
     (dict(CUTLASS_GEMM_DECOMPOSITION="2"), "expected CUTLASS_GEMM_SPLITS (a split-K factor from 2 to 64) with"),
 ])
