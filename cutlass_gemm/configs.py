@@ -309,7 +309,7 @@ class Decision:
     pdl: bool = False  # the rule launches it with programmatic dependent launch (unless CUTLASS_GEMM_PDL says)
     measured: Optional[bool] = None  # a default rule: whether its sweeps timed this (N, K) (None: not a default rule)
     source: str = "fallback"  # what chose it: "user", "tuned", "overlay" (this GPU's shipped rules), "default", "fallback"
-    launch: Optional[Launch] = None  # how the op launches it (explain() sets it)
+    launch: Optional[Launch] = None  # how the op launches it (explain() sets it; None: an empty output, no launch)
 
     def __str__(self) -> str:
         seen = {None: "", True: ", measured at this N, K",
@@ -360,6 +360,8 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
     elif not (hasattr(sm_count, "__index__") and not isinstance(sm_count, bool) and 0 < sm_count < 2**31):
         raise ValueError(f"cutlass_gemm.configs.explain: expected sm_count a positive integer, got {sm_count!r}")
     d = _decide(m, n, k, arch, dtype, b_dtype, out_dtype, scale, accumulate, fused, activation)
+    if m == 0 or n == 0:  # the op returns the empty output without launching anything
+        return d
     return replace(d, launch=launch_settings(d.kernel, m, n, sm_count, d.pdl))
 
 

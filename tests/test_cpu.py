@@ -379,6 +379,8 @@ def test_explain_says_how_the_op_launches():
     row = configs.explain(4096, 4096, 4096, fp8, arch=90, scale="row")
     assert row.launch.fp8_promotion_interval == 8 and "FP32 promotion every 8 MMAs" in str(row)
     assert configs.explain(4096, 4096, 4096, fp8, arch=90, scale="row", accumulate="fast").launch.fp8_promotion_interval is None
+    assert configs.explain(0, 4096, 4096, arch=90).launch is None is configs.explain(16, 0, 4096, arch=90).launch
+    assert configs.explain(16, 4096, 0, arch=90).launch is not None  # K = 0: the epilogue alone runs
     plain = configs.explain(4096, 4096, 4096, arch=90)
     assert plain.launch.decomposition == "data-parallel" and plain.launch.deterministic and not plain.launch.pdl
     assert str(plain).endswith("; TMA L2 promotion 128 B, data-parallel"), str(plain)
