@@ -346,8 +346,8 @@ def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dty
         raise ValueError(f"cutlass_gemm.configs.explain: expected activation an activation name or a bool, got {activation!r}")
 
     for name, v in (("m", m), ("n", n), ("k", k)):
-        if not (hasattr(v, "__index__") and not isinstance(v, bool) and v >= 0):
-            raise ValueError(f"cutlass_gemm.configs.explain: expected {name} a non-negative integer, got {v!r}")
+        if not (hasattr(v, "__index__") and not isinstance(v, bool) and 0 <= v < 2**63):  # a tensor extent: int64
+            raise ValueError(f"cutlass_gemm.configs.explain: expected {name} a non-negative integer below 2**63, got {v!r}")
     if arch is None:
         arch = current_arch() or _first_built_arch()
     if arch not in kt.ARCHS:  # as the C++ choice: nothing runs there

@@ -349,8 +349,9 @@ def test_a_rule_carries_its_pdl_flag_to_explain_the_table_and_a_saved_file(tmp_p
 
 
 @pytest.mark.parametrize("kwargs, msg", [
-    (dict(m=-5), "expected m a non-negative integer, got -5"),
-    (dict(k=2.0), "expected k a non-negative integer, got 2.0"),
+    (dict(m=-5), "expected m a non-negative integer below 2..63, got -5"),
+    (dict(k=2.0), "expected k a non-negative integer below 2..63, got 2.0"),
+    (dict(m=2**63), "expected m a non-negative integer below 2..63, got 9223372036854775808"),
     (dict(dtype=torch.float32), "expected dtype bfloat16, float16, float8_e4m3fn or float8_e5m2 .a's., got float32"),
     (dict(scale="blockwise"), "expected scale 'none' .16-bit gemm. for bfloat16 inputs, got 'blockwise'"),
     (dict(dtype=torch.float8_e4m3fn, scale="per_token"), "expected scale 'tensor_row_col' .* for float8_e4m3fn inputs"),
@@ -412,6 +413,8 @@ print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swi
           CUTLASS_GEMM_REDUCTION="1", CUTLASS_GEMM_SWIZZLE="4", CUTLASS_GEMM_RASTER="2", CUTLASS_GEMM_PDL="1",
           CUTLASS_GEMM_FP8_PROMOTION_INTERVAL="4"),
      "TMA L2 promotion 64 B, split-K x4, non-deterministic reduction, swizzle 4, raster along N | 4 True 4 along N True"),
+    (dict(CUTLASS_GEMM_SPLITS="4"),  # CUTLASS's heuristic mode with splits > 1 is split-K
+     "TMA L2 promotion 256 B, split-K x4 | 8 False 0 heuristic False"),
     (dict(CUTLASS_GEMM_DECOMPOSITION="1", CUTLASS_GEMM_RASTER="1"),
      "TMA L2 promotion 256 B, data-parallel, raster along M | 8 False 0 along M False"),
     (dict(CUTLASS_GEMM_TMA_L2_PROMOTION="256B"), "expected CUTLASS_GEMM_TMA_L2_PROMOTION 64, 128 or 256"),
