@@ -174,15 +174,20 @@ class Case:
         """(the kernel the op picks for this case's calls, None if it can't say; whether it launches it with
         programmatic dependent launch: CUTLASS_GEMM_PDL if set, else the selecting rule's flag, as the op's
         C++ resolves it for configs.explain)."""
-        d = self.choice(m, n, k)
-        if d is None:
-            return None, False
-        return d.kernel, d.launch.pdl if d.launch is not None else d.pdl
+        sel = self.selection(m, n, k)
+        return sel["kernel"], sel["pdl"]
 
     def launch_settings(self, m: int, n: int, k: int) -> Optional[str]:
         """How the op launches that kernel (configs.explain's `launch`: TMA L2 promotion, decomposition, ...)."""
+        return self.selection(m, n, k)["launch"]
+
+    def selection(self, m: int, n: int, k: int) -> dict:
+        """A results row's kernel, pdl and launch fields, from one explain call."""
         d = self.choice(m, n, k)
-        return None if d is None or d.launch is None else str(d.launch)
+        if d is None:
+            return {"kernel": None, "pdl": False, "launch": None}
+        return {"kernel": d.kernel, "pdl": d.launch.pdl if d.launch is not None else d.pdl,
+                "launch": None if d.launch is None else str(d.launch)}
 
     def kernel(self, m: int, n: int, k: int) -> Optional[str]:
         return self.launch(m, n, k)[0]

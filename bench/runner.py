@@ -130,8 +130,7 @@ def run_shape(case: Case, suite: str, m: int, n: int, k: int, compile: bool = Tr
     del sets
     if torch.cuda.is_available():
         torch.cuda.empty_cache()
-    kernel, pdl = case.launch(m, n, k)
-    return {"suite": suite, "m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl, "launch": case.launch_settings(m, n, k),
+    return {"suite": suite, "m": m, "n": n, "k": k, **case.selection(m, n, k),
             "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k),
             "ours": results.pop(OURS), "competitors": results, "published": case.published(m, n, k)}
 
@@ -241,9 +240,7 @@ def run_suite(case: Case, suite: str, shapes: List[tuple], compile: bool = True,
             rows.append(run_shape(case, suite, m, n, k, compile, timer, rounds, max_rounds))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory making inputs: this shape has no numbers
             recover()
-            kernel, pdl = case.launch(m, n, k)
-            rows.append({"suite": suite, "m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl,
-                         "launch": case.launch_settings(m, n, k),
+            rows.append({"suite": suite, "m": m, "n": n, "k": k, **case.selection(m, n, k),
                          "flops": metrics.flops(m, n, k), "bytes": case.nbytes(m, n, k), "competitors": {},
                          "ours": {"status": "error", "us": None, "err": None, "note": short_error(e)}, "published": None})
         bar.update(1)

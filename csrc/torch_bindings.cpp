@@ -770,7 +770,8 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
 // interval (0: not a promoted per-tensor/row kernel), swizzle, raster, TMA L2 promotion bytes (0: CUTLASS's 128),
 // PDL, decomposition, splits, reduction]. A bad knob raises as it would in the op.
 Tensor launch_settings(int64_t kernel, int64_t m, int64_t n, int64_t sm_count, bool pdl) {
-  STD_TORCH_CHECK(kernel >= 0 && kernel < kNumKernels, "cutlass_gemm._launch_settings: kernel id out of range");
+  STD_TORCH_CHECK(kernel >= 0 && kernel < kNumKernels, "cutlass_gemm._launch_settings: expected a kernel id in [0, ",
+                  kNumKernels, "), got ", kernel);
   GemmParams p;
   p.m = m;
   p.n = n;

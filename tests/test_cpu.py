@@ -368,6 +368,13 @@ def test_explain_rejects_bad_arguments(kwargs, msg):
         configs.explain(args.pop("m"), args.pop("n"), args.pop("k"), **args)
 
 
+def test_launch_settings_rejects_an_unknown_kernel_id():
+    n = len(kt.KERNELS)
+    for bad in (-1, n):
+        with pytest.raises(RuntimeError, match=rf"_launch_settings: expected a kernel id in \[0, {n}\), got {bad}"):
+            torch.ops.cutlass_gemm._launch_settings(bad, 16, 16, 132, False)
+
+
 def test_explain_says_how_the_op_launches():
     """explain().launch is C++'s resolve_launch (the op's own code) with no knob set: the SM90 16-bit and FP8
     per-row kernels get 256 B of TMA L2 promotion where M or N is at most 256, 128 B above and for blockwise;
