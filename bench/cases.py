@@ -177,17 +177,13 @@ class Case:
         sel = self.selection(m, n, k)
         return sel["kernel"], sel["pdl"]
 
-    def launch_settings(self, m: int, n: int, k: int) -> Optional[str]:
-        """How the op launches that kernel (configs.explain's `launch`: TMA L2 promotion, decomposition, ...)."""
-        return self.selection(m, n, k)["launch"]
-
     def selection(self, m: int, n: int, k: int) -> dict:
-        """A results row's kernel, pdl and launch fields, from one explain call."""
+        """A results row's kernel, pdl and launch (how the op launches the kernel: configs.explain's `launch`, TMA L2
+        promotion, decomposition, ...) fields, from one explain call."""
         d = self.choice(m, n, k)
         if d is None:
             return {"kernel": None, "pdl": False, "launch": None}
-        return {"kernel": d.kernel, "pdl": d.launch.pdl if d.launch is not None else d.pdl,
-                "launch": None if d.launch is None else str(d.launch)}
+        return {"kernel": d.kernel, "pdl": d.launches_with_pdl, "launch": None if d.launch is None else str(d.launch)}
 
     def kernel(self, m: int, n: int, k: int) -> Optional[str]:
         return self.launch(m, n, k)[0]

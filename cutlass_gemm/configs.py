@@ -311,13 +311,17 @@ class Decision:
     source: str = "fallback"  # what chose it: "user", "tuned", "overlay" (this GPU's shipped rules), "default", "fallback"
     launch: Optional[Launch] = None  # how the op launches it (explain() sets it; None: an empty output, no launch)
 
+    @property
+    def launches_with_pdl(self) -> bool:
+        """Whether the op launches the kernel with PDL: CUTLASS_GEMM_PDL over the rule's flag (the flag alone if no launch)."""
+        return self.launch.pdl if self.launch is not None else self.pdl
+
     def __str__(self) -> str:
         seen = {None: "", True: ", measured at this N, K",
                 False: ", N, K not measured: the rule's M ladder was timed at other (N, K); cutlass_gemm.tune() times "
                        "the candidates at this shape"}[self.measured]
         launch = f"; {self.launch}" if self.launch is not None else ""
-        pdl = self.launch.pdl if self.launch is not None else self.pdl  # CUTLASS_GEMM_PDL over the rule's flag
-        return f"{self.kernel} ({self.reason}{', PDL' if pdl else ''}{seen}){launch}"
+        return f"{self.kernel} ({self.reason}{', PDL' if self.launches_with_pdl else ''}{seen}){launch}"
 
 
 def explain(m: int, n: int, k: int, dtype: torch.dtype = torch.bfloat16, out_dtype: Optional[torch.dtype] = None,

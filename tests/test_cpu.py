@@ -388,6 +388,11 @@ def test_explain_says_how_the_op_launches():
     assert row.launch.fp8_promotion_interval == 8 and "FP32 promotion every 8 MMAs" in str(row)
     assert configs.explain(4096, 4096, 4096, fp8, arch=90, scale="row", accumulate="fast").launch.fp8_promotion_interval is None
     assert configs.explain(0, 4096, 4096, arch=90).launch is None is configs.explain(16, 0, 4096, arch=90).launch
+    configs.add_rule("sm90_bf16_t64x128x64_c1x1_pingpong_st7", m=(0, 0), pdl=True)
+    try:  # no launch: the rule's flag
+        assert configs.explain(0, 4096, 4096, arch=90).launches_with_pdl
+    finally:
+        configs.clear_rules()
     assert configs.explain(16, 4096, 0, arch=90).launch is not None  # K = 0: the epilogue alone runs
     plain = configs.explain(4096, 4096, 4096, arch=90)
     assert plain.launch.decomposition == "data-parallel" and plain.launch.deterministic and not plain.launch.pdl
@@ -411,7 +416,7 @@ from cutlass_gemm import configs
 configs.add_rule("sm90_bf16_t128x128x64_c1x1_coop_streamk")
 d = configs.explain(256, 512, 4096, arch=90)
 r = configs.explain(4096, 4096, 4096, torch.float8_e4m3fn, arch=90, scale="row")
-print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swizzle, d.launch.raster, "PDL" in str(d))
+print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swizzle, d.launch.raster, "PDL" in str(d), d.launches_with_pdl)
 """
 
 
@@ -419,11 +424,11 @@ print(d.launch, "|", r.launch.fp8_promotion_interval, d.launch.pdl, d.launch.swi
     (dict(CUTLASS_GEMM_TMA_L2_PROMOTION="64", CUTLASS_GEMM_DECOMPOSITION="2", CUTLASS_GEMM_SPLITS="4",
           CUTLASS_GEMM_REDUCTION="1", CUTLASS_GEMM_SWIZZLE="4", CUTLASS_GEMM_RASTER="2", CUTLASS_GEMM_PDL="1",
           CUTLASS_GEMM_FP8_PROMOTION_INTERVAL="4"),
-     "TMA L2 promotion 64 B, split-K x4, non-deterministic reduction, swizzle 4, raster along N | 4 True 4 along N True"),
+     "TMA L2 promotion 64 B, split-K x4, non-deterministic reduction, swizzle 4, raster along N | 4 True 4 along N True True"),
     (dict(CUTLASS_GEMM_SPLITS="4"),  # CUTLASS's heuristic mode with splits > 1 is split-K
-     "TMA L2 promotion 256 B, split-K x4 | 8 False 0 heuristic False"),
+     "TMA L2 promotion 256 B, split-K x4 | 8 False 0 heuristic False False"),
     (dict(CUTLASS_GEMM_DECOMPOSITION="1", CUTLASS_GEMM_RASTER="1"),
-     "TMA L2 promotion 256 B, data-parallel, raster along M | 8 False 0 along M False"),
+     "TMA L2 promotion 256 B, data-parallel, raster along M | 8 False 0 along M False False"),
     (dict(CUTLASS_GEMM_TMA_L2_PROMOTION="256B"), "expected CUTLASS_GEMM_TMA_L2_PROMOTION 64, 128 or 256"),
     (dict(CUTLASS_GEMM_DECOMPOSITION="2"), "expected CUTLASS_GEMM_SPLITS (a split-K factor from 2 to 64) with"),
 ])
