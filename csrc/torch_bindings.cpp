@@ -772,6 +772,8 @@ Tensor probe_kernel(int64_t kernel, int64_t m, int64_t n, int64_t k, int64_t sm_
 Tensor launch_settings(int64_t kernel, int64_t m, int64_t n, int64_t sm_count, bool pdl) {
   STD_TORCH_CHECK(kernel >= 0 && kernel < kNumKernels, "cutlass_gemm._launch_settings: expected a kernel id in [0, ",
                   kNumKernels, "), got ", kernel);
+  STD_TORCH_CHECK(m >= 0 && n >= 0 && sm_count > 0 && sm_count <= INT32_MAX, "cutlass_gemm._launch_settings: expected m, n "
+                  "non-negative and sm_count a positive int32, got m=", m, ", n=", n, ", sm_count=", sm_count);
   GemmParams p;
   p.m = m;
   p.n = n;

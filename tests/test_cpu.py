@@ -368,11 +368,15 @@ def test_explain_rejects_bad_arguments(kwargs, msg):
         configs.explain(args.pop("m"), args.pop("n"), args.pop("k"), **args)
 
 
-def test_launch_settings_rejects_an_unknown_kernel_id():
+def test_launch_settings_rejects_bad_arguments():
     n = len(kt.KERNELS)
     for bad in (-1, n):
         with pytest.raises(RuntimeError, match=rf"_launch_settings: expected a kernel id in \[0, {n}\), got {bad}"):
             torch.ops.cutlass_gemm._launch_settings(bad, 16, 16, 132, False)
+    for m, nn, sms in ((-1, 16, 132), (16, -1, 132), (16, 16, 0), (16, 16, 2**31)):
+        with pytest.raises(RuntimeError, match=rf"expected m, n non-negative and sm_count a positive int32, got m={m}, "
+                                               rf"n={nn}, sm_count={sms}"):
+            torch.ops.cutlass_gemm._launch_settings(0, m, nn, sms, False)
 
 
 def test_explain_says_how_the_op_launches():
