@@ -53,6 +53,20 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
     assert dr.choose(rules, 8, 57344, 8192) == SMALL and dr.choose(rules, 4096, 57344, 8192) == MID
 
 
+def test_held_out_times_each_nk_by_the_rules_the_others_give():
+    """Each (N, K) left out in turn: the rules of the other two pick MID at M = 2048, which at the odd (N, K) out
+    takes 1.5x its best kernel's time; the two alike lose nothing."""
+    t = {(2048, 8192, 8192): {SMALL: 90.0, MID: 60.0}, (2048, 28672, 8192): {SMALL: 90.0, MID: 60.0},
+         (2048, 1024, 1024): {SMALL: 40.0, MID: 60.0}}
+    rows = dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"]
+    assert sorted(dr.held_out(rows, 0.03)) == [(2048, 1024, 1024, 1.5), (2048, 8192, 8192, 1.0),
+                                               (2048, 28672, 8192, 1.0)]
+    assert dr.held_out(rows[:1], 0.03) == []  # one (N, K): nothing to derive from
+    # a derivation that never picks what the sweeps timed: every held-out pick is untimed
+    never = lambda rows, tol, per_nk_only: [{"kernel": BIG, "m": [1, None]}]  # noqa: E731
+    assert all(x == math.inf for *_, x in dr.held_out(rows, 0.03, derive=never))
+
+
 def test_an_nk_ladder_measured_at_few_m_does_not_stretch_to_every_m():
     """An (N, K) measured only at M = 80-112 (where a skinny tile wins) keeps its rules there; M = 4096
     at that (N, K) goes to the global ladder's big tile, not to the skinny tile stretched to M = no bound."""

@@ -56,6 +56,8 @@ near-ties between 128x128 and 128x256 tiles into 9-25% wins for the wider one, w
 give that GPU's "gpu_overlays" entry: at each A/B shape where the winner beats the launch the rules above make
 there (which must be one of the contenders) by more than GPU_AB_GAIN, a rule for that (N, K) over the M range of
 the rule that makes the launch. configs reads the entry of the GPU it runs on, ahead of the defaults.
+The report gives per family how far its picks are behind the best kernel at the measured shapes, and at shapes
+no sweep measured as far as the sweeps can tell: each measured (N, K) left out in turn (held_out).
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
 No torch import: the rules are data (cutlass_gemm/kernel_table.py is loaded as a plain module).
 """
@@ -309,6 +311,27 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
     return rules
 
 
+def held_out(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float,
+             per_nk_only: Collection[Tuple[int, int, int]] = (), derive=None) -> List[Tuple[int, int, int, float]]:
+    """How the rules do at (N, K) no sweep measured, from the measurements alone: each measured (N, K) left out in
+    turn, the family's rules derived from the rest, and its shapes' pick timed against their best kernel ((m, n, k,
+    pick / best); inf where the sweeps did not time the pick there). A held-out (N, K) takes with it the Ms only it
+    measured, so this reads high where one (N, K) carries an M (session 58: 1.09-1.10 for every sm90 family).
+    derive: another derivation of the same signature as derive_family, to compare (experiments/s58_unseen)."""
+    derive = derive or derive_family
+    out = []
+    for nk in sorted({(n, k) for _m, n, k, _t in rows}):
+        rest = [r for r in rows if (r[1], r[2]) != nk]
+        if not rest:
+            continue
+        rules = derive(rest, tolerance, per_nk_only)
+        for m, n, k, t in rows:
+            if (n, k) == nk:
+                got = choose(rules, m, n, k)
+                out.append((m, n, k, t[got] / min(t.values()) if got in t else math.inf))
+    return out
+
+
 def _holds(r: dict, m: int, n: int, k: int) -> bool:
     """Whether a rule's (JSON form) ranges hold (m, n, k): a missing axis is every value, hi null no bound."""
     def within(axis: str, v: int, lo_default: int) -> bool:
@@ -438,8 +461,12 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
             losses.append(t[got] / min(t.values()) if got in t else math.inf)
             if losses[-1] > 1 + tolerance:
                 report.append(f"  {name} {m}x{n}x{k}: {got} is {100 * (losses[-1] - 1):.1f}% behind the best")
+        unseen = [x for *_, x in held_out(f["rows"], tolerance, f.get("per_nk_only", set()))]
+        seen = [x for x in unseen if math.isfinite(x)]
         report.insert(0, f"{name}: {len(rules)} rules from {len(f['rows'])} shapes; chosen / best geomean "
-                         f"{_geomean(losses):.3f}, worst {max(losses):.3f}")
+                         f"{_geomean(losses):.3f}, worst {max(losses):.3f}; each (N, K) left out: "
+                         + (f"geomean {_geomean(seen):.3f} over {len(seen)} shapes, worst {max(seen):.3f}"
+                            if seen else "no shape") + (f", {len(unseen) - len(seen)} picks untimed" if len(seen) < len(unseen) else ""))
     return doc, report + ab_notes
 
 
