@@ -45,6 +45,8 @@ int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, 
            (kKernelNodes[id].residual || !fused);
   };
   const int64_t call = int64_t(fused ? EpilogueClass::kFused : EpilogueClass::kPlain);
+  constexpr int64_t kMnCap = int64_t(1) << 62;  // configs.INF: M x N capped, never overflowed
+  const int64_t mn = m <= 0 || n <= 0 ? 0 : m > kMnCap / n ? kMnCap : m * n;
   std::shared_ptr<const std::vector<Rule>> rules;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
@@ -54,7 +56,7 @@ int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, 
     if (r.arch != f.arch || r.a != int64_t(f.a) || r.b != int64_t(f.b) || r.out != int64_t(f.out) ||
         r.scale != int64_t(f.scale) || r.accum != int64_t(f.accum))
       continue;
-    if (!in(m, r.m_lo, r.m_hi) || !in(n, r.n_lo, r.n_hi) || !in(k, r.k_lo, r.k_hi)) continue;
+    if (!in(m, r.m_lo, r.m_hi) || !in(n, r.n_lo, r.n_hi) || !in(k, r.k_lo, r.k_hi) || !in(mn, r.mn_lo, r.mn_hi)) continue;
     if (r.epilogue != int64_t(EpilogueClass::kAny) && r.epilogue != call) continue;
     if (r.kernel >= 0 && r.kernel < kNumKernels && runs(r.kernel)) {
       if (pdl != nullptr) *pdl = r.pdl != 0;

@@ -15,15 +15,16 @@ namespace cutlass_gemm {
 enum class EpilogueClass : int64_t { kAny = 0, kPlain = 1, kFused = 2 };
 
 // One selection rule: for a problem family (arch, dtypes, scale, accum), the first rule whose
-// M/N/K ranges (inclusive) hold the problem and whose epilogue class takes the call names the
+// M/N/K and M x N ranges (inclusive) hold the problem and whose epilogue class takes the call names the
 // kernel, and whether it launches with programmatic dependent launch (pdl: 0 or 1). Mirrors
 // configs.py's RULE_FIELDS.
 struct Rule {
   int64_t arch, a, b, out, scale, accum, epilogue;
   int64_t m_lo, m_hi, n_lo, n_hi, k_lo, k_hi;
+  int64_t mn_lo, mn_hi;  // the output's M x N, capped at 2^62 (configs.INF)
   int64_t kernel, pdl;
 };
-constexpr int kRuleFields = 15;
+constexpr int kRuleFields = 17;
 
 struct Family {
   int arch;

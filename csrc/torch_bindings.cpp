@@ -710,9 +710,9 @@ void set_selection_table(Tensor rules) {
   std::vector<Rule> out(rules.size(0));
   for (int64_t i = 0; i < rules.size(0); ++i) {
     const int64_t* r = data + i * kRuleFields;
-    out[i] = Rule{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14]};
-    STD_TORCH_CHECK(r[14] == 0 || r[14] == 1, "cutlass_gemm._set_selection_table: pdl flag ", r[14], " is not 0 or 1");
-    STD_TORCH_CHECK(r[13] >= 0 && r[13] < kNumKernels, "cutlass_gemm._set_selection_table: kernel id ", r[13],
+    out[i] = Rule{r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12], r[13], r[14], r[15], r[16]};
+    STD_TORCH_CHECK(r[16] == 0 || r[16] == 1, "cutlass_gemm._set_selection_table: pdl flag ", r[16], " is not 0 or 1");
+    STD_TORCH_CHECK(r[15] >= 0 && r[15] < kNumKernels, "cutlass_gemm._set_selection_table: kernel id ", r[15],
                     " out of range");
     STD_TORCH_CHECK(r[6] >= 0 && r[6] <= int64_t(EpilogueClass::kFused),
                     "cutlass_gemm._set_selection_table: epilogue class ", r[6], " out of range");

@@ -34,12 +34,12 @@ from . import kernel_table as kt
 
 INF = 2**62
 RULE_FIELDS = ("arch", "a", "b", "out", "scale", "accum", "epilogue", "m_lo", "m_hi", "n_lo", "n_hi", "k_lo", "k_hi",
-               "kernel", "pdl")
+               "mn_lo", "mn_hi", "kernel", "pdl")
 # A rule's epilogue class, in the order of the C++ enum `cutlass_gemm::EpilogueClass` (registry.h).
 EPILOGUE_CLASSES = ("any", "plain", "fused")
 CONFIG_FILE_ENV = "CUTLASS_GEMM_CONFIG_FILE"
 GPU_OVERLAY_ENV = "CUTLASS_GEMM_GPU_OVERLAY"  # "0": the shipped defaults alone, whatever the GPU
-RULE_KEYS = ("kernel", "m", "n", "k", "epilogue", "pdl")  # a rule's JSON form (rule_from_dict)
+RULE_KEYS = ("kernel", "m", "n", "k", "epilogue", "pdl", "mn")  # a rule's JSON form (rule_from_dict)
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class Rule:
     k: Tuple[int, int] = (0, INF)
     epilogue: str = "any"
     pdl: bool = False  # launch with programmatic dependent launch (CUTLASS_GEMM_PDL overrides)
+    mn: Tuple[int, int] = (0, INF)  # the output's M x N (capped at INF): how many tiles the grid has to fill
 
     def __post_init__(self):
         if self.kernel not in kt.KERNEL_IDS:
@@ -63,7 +64,7 @@ class Rule:
                              "so it never runs a fused call; expected epilogue 'plain' or 'any' with it")
         if not isinstance(self.pdl, bool):
             raise ValueError(f"cutlass_gemm.configs: rule for {self.kernel}: expected pdl True or False, got {self.pdl!r}")
-        for axis in ("m", "n", "k"):
+        for axis in ("m", "n", "k", "mn"):
             bounds = getattr(self, axis)
             if not (len(bounds) == 2 and all(isinstance(v, int) and not isinstance(v, bool) for v in bounds)
                     and 0 <= bounds[0] <= bounds[1] <= INF):
@@ -73,7 +74,7 @@ class Rule:
     def holds(self, m: int, n: int, k: int, fused: bool = False) -> bool:
         """Whether the rule takes an (m, n, k) call with a fused (activation/residual) epilogue or not."""
         return (self.m[0] <= m <= self.m[1] and self.n[0] <= n <= self.n[1] and self.k[0] <= k <= self.k[1]
-                and self.epilogue in ("any", "fused" if fused else "plain"))
+                and self.mn[0] <= (min(m * n, INF) if m > 0 and n > 0 else 0) <= self.mn[1] and self.epilogue in ("any", "fused" if fused else "plain"))
 
     @property
     def spec(self) -> kt.Kernel:
@@ -84,7 +85,7 @@ DEFAULT_RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "d
 
 
 def rule_from_dict(d: object) -> Rule:
-    """A rule from its JSON form {"kernel": name, "m": [lo, hi], "n": ..., "k": ..., "epilogue": ..., "pdl": ...}
+    """A rule from its JSON form {"kernel": name, "m": [lo, hi], "n": ..., "k": ..., "mn": ..., "epilogue": ..., "pdl": ...}
     (hi null = no bound; a missing axis = every value; a missing epilogue = "any", a missing pdl =
     false), or ValueError saying what is wrong with it."""
     if not isinstance(d, dict) or not isinstance(d.get("kernel"), str):
@@ -102,7 +103,8 @@ def rule_from_dict(d: object) -> Rule:
                              f"bound), got {v!r}")
         return v[0], INF if v[1] is None else v[1]
 
-    return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0), d.get("epilogue", "any"), d.get("pdl", False))
+    return Rule(d["kernel"], rng("m", 1), rng("n", 1), rng("k", 0), d.get("epilogue", "any"), d.get("pdl", False),
+                rng("mn", 0))
 
 
 def _load_defaults(path: str = DEFAULT_RULES_FILE) -> Tuple[Tuple[Rule, ...], Tuple[Optional[FrozenSet[Tuple[int, int]]], ...],
@@ -179,12 +181,13 @@ def compiled_kernels() -> List[str]:
 
 
 def add_rule(kernel: str, m: Tuple[int, int] = (1, INF), n: Tuple[int, int] = (1, INF), k: Tuple[int, int] = (0, INF),
-             epilogue: str = "any", pdl: bool = False) -> None:
+             epilogue: str = "any", pdl: bool = False, mn: Tuple[int, int] = (0, INF)) -> None:
     """Route problems in these inclusive ranges of the kernel's family to `kernel` (highest priority);
     epilogue "plain" or "fused" limits the rule to calls without / with an activation or residual.
     An upper bound of None or math.inf means no bound. pdl=True launches the kernel with programmatic
-    dependent launch (its prologue overlaps the previous kernel's tail; README, Choosing kernels)."""
-    rule = Rule(kernel, _bounds(m), _bounds(n), _bounds(k), epilogue, pdl)  # raises before anything changes
+    dependent launch (its prologue overlaps the previous kernel's tail; README, Choosing kernels). mn bounds the
+    output's M x N."""
+    rule = Rule(kernel, _bounds(m), _bounds(n), _bounds(k), epilogue, pdl, _bounds(mn))  # raises before anything changes
     with _lock:
         _user_rules.insert(0, rule)
     push()
@@ -232,14 +235,14 @@ def save(path: str, rules_: Optional[Iterable[Rule]] = None) -> None:
 
 
 def flatten(rule_list: Sequence[Rule]) -> torch.Tensor:
-    """The int64 [R, 15] table the C++ op reads (RULE_FIELDS, enums as indices into kernel_table)."""
+    """The int64 [R, 17] table the C++ op reads (RULE_FIELDS, enums as indices into kernel_table)."""
     rows = []
     for r in rule_list:
         s = r.spec
         rows.append([
             s.arch, kt.DTYPES.index(s.a), kt.DTYPES.index(s.b), kt.DTYPES.index(s.out),
             kt.SCALE_MODES.index(s.scale), kt.ACCUMS.index(s.accum), EPILOGUE_CLASSES.index(r.epilogue),
-            r.m[0], r.m[1], r.n[0], r.n[1], r.k[0], r.k[1], kt.KERNEL_IDS[r.kernel], int(r.pdl),
+            r.m[0], r.m[1], r.n[0], r.n[1], r.k[0], r.k[1], r.mn[0], r.mn[1], kt.KERNEL_IDS[r.kernel], int(r.pdl),
         ])
     return torch.tensor(rows, dtype=torch.int64).reshape(-1, len(RULE_FIELDS))
 

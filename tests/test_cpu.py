@@ -348,6 +348,41 @@ def test_a_rule_carries_its_pdl_flag_to_explain_the_table_and_a_saved_file(tmp_p
         configs.clear_rules()
 
 
+def test_a_rule_bounds_the_outputs_m_x_n_in_explain_the_table_and_a_saved_file(tmp_path):
+    """mn=(lo, hi) bounds M x N (the grid's fill): Python and the C++ table agree on both sides of each bound, at a
+    product past int64 too (capped, as INF), and save/load keep it; bad bounds are refused before anything changes."""
+    kernel = "sm90_bf16_t128x128x64_c1x1_coop"
+    sel = lambda m, n: torch.ops.cutlass_gemm._select_kernel(  # noqa: E731
+        90, kt.DTYPES.index("bf16"), kt.DTYPES.index("bf16"), kt.DTYPES.index("bf16"), kt.SCALE_MODES.index("none"),
+        kt.ACCUMS.index("f32"), m, n, 8192, False, False, False)
+    before = configs.rules()
+    for mn in [(1,), (2**40, 2**39), (0, 2**63), (-1, 4)]:
+        with pytest.raises(ValueError, match=r"expected mn = \(lo, hi\) integers with 0 <= lo <= hi <= 2\*\*62"):
+            configs.add_rule(kernel, mn=mn)
+        assert configs.rules() == before
+    with pytest.raises(ValueError, match="expected mn as \\[lo, hi\\] integers"):
+        configs.rule_from_dict({"kernel": kernel, "mn": [1]})
+    try:
+        configs.add_rule(kernel, m=(300, None), mn=(2**20, 2**22 - 1))
+        for m, n, inside in [(512, 2048, True), (512, 8191, True), (512, 8192, False), (511, 2053, True), (511, 2052, False),
+                             (300, 3495, False), (2**40, 2**40, False)]:
+            assert (configs.explain(m, n, 8192).reason == "rule 0 (user)") == inside, (m, n)
+            assert sel(m, n) == kt.KERNEL_IDS[configs.explain(m, n, 8192).kernel], (m, n)  # C++ agrees
+        configs.clear_rules()
+        configs.add_rule(kernel, mn=(2**62, None))  # only a product at or past the cap
+        for m, n, inside in [(2**30, 2**31, False), (2**31, 2**31, True), (2**40, 2**40, True)]:  # 2**62 is the cap
+            assert (configs.explain(m, n, 8192).reason == "rule 0 (user)") == inside, (m, n)
+            assert sel(m, n) == kt.KERNEL_IDS[configs.explain(m, n, 8192).kernel], (m, n)
+        path = str(tmp_path / "rules.json")
+        configs.save(path)
+        configs.clear_rules()
+        configs.load(path)
+        assert configs.rules()[0].mn == (2**62, configs.INF) and sel(2**40, 2**40) == kt.KERNEL_IDS[kernel]
+    finally:
+        configs.clear_rules()
+    assert configs.rules() == before
+
+
 @pytest.mark.parametrize("kwargs, msg", [
     (dict(m=-5), "expected m a non-negative integer below 2..63, got -5"),
     (dict(k=2.0), "expected k a non-negative integer below 2..63, got 2.0"),

@@ -53,6 +53,27 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
     assert dr.choose(rules, 8, 57344, 8192) == SMALL and dr.choose(rules, 4096, 57344, 8192) == MID
 
 
+def test_hybrid_steps_over_m_x_n_past_small_m_and_per_nk_steps_reach_twice_their_measured_ms():
+    """--hybrid: past SMALL_M the global ladder reads M x N (2048x1024 fills the grid as 256x8192 does, not as
+    2048x8192), and a per-(N, K) step measured at M = 16 and 2048 leaves M = 33-1023 to the global ladder."""
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0, BIG: 20.0},
+         (2048, 8192, 8192): {SMALL: 90.0, MID: 60.0, BIG: 50.0},      # M x N = 2**24: BIG
+         (4096, 4096, 4096): {SMALL: 300.0, MID: 100.0, BIG: 150.0},   # 2**24 too: MID, which the bin's geomean takes
+         (1024, 1024, 1024): {SMALL: 10.0, MID: 8.0, BIG: 12.0}}       # 2**20: MID
+    rows = dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"]
+    rules = dr.derive_family(rows, 0.03, hybrid=True)
+    assert rules == [{"kernel": SMALL, "m": [16, 32], "n": [8192, 8192], "k": [8192, 8192]},
+                     {"kernel": BIG, "m": [1024, 2048], "n": [8192, 8192], "k": [8192, 8192]},
+                     {"kernel": SMALL, "m": [1, dr.SMALL_M]},
+                     {"kernel": MID, "m": [dr.SMALL_M + 1, None], "mn": [0, None]}]
+    for (m, n, k), us in t.items():  # every measured shape still gets its best kernel
+        assert dr.choose(rules, m, n, k) == min(us, key=us.get)
+    assert dr.choose(rules, 2048, 1024, 2048) == MID and dr.choose(rules, 512, 8192, 8192) == MID
+    plain = dr.derive_family(rows, 0.03)  # the shipped derivation: M alone
+    assert dr.choose(plain, 2048, 1024, 2048) == BIG
+    assert dr.area_bin(2**24 - 1) == 23 and dr.area_bin(2**24) == 24 and dr.area_bin(1) == 0
+
+
 def test_held_out_times_each_nk_by_the_rules_the_others_give():
     """Each (N, K) left out in turn: the rules of the other two pick MID at M = 2048, which at the odd (N, K) out
     takes 1.5x its best kernel's time; the two alike lose nothing."""

@@ -56,6 +56,9 @@ near-ties between 128x128 and 128x256 tiles into 9-25% wins for the wider one, w
 give that GPU's "gpu_overlays" entry: at each A/B shape where the winner beats the launch the rules above make
 there (which must be one of the contenders) by more than GPU_AB_GAIN, a rule for that (N, K) over the M range of
 the rule that makes the launch. configs reads the entry of the GPU it runs on, ahead of the defaults.
+--hybrid (session 58, experiments/s58_unseen; not yet what the shipped rules come from): the global ladder steps over M
+only up to SMALL_M and over M x N (powers-of-2 bins, rules with an "mn" range) past it, where the grid's fill rather
+than a tile's rows decides; and a per-(N, K) step reaches at most NK_REACH x past its measured Ms.
 The report gives per family how far its picks are behind the best kernel at the measured shapes, and at shapes
 no sweep measured as far as the sweeps can tell: each measured (N, K) left out in turn (held_out).
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
@@ -81,6 +84,9 @@ DEFAULT_GPU_AB = os.path.join(ROOT, "bench", "results", "ab_gpu")
 GPU_AB_GAIN = 1.03  # how much faster than the rules' launch an A/B winner on another GPU must be to take that shape
 AB_UNDER = 0.999  # an A/B winner's time as a fraction of its fastest contender's
 PDL_GAIN = 0.97  # PDL's time / no-PDL time a rule's every measured shape must reach
+SMALL_M = 256  # the global ladder steps over M up to here, over M x N past it (session 58, experiments/s58_unseen)
+AREA_BASE = 2  # its M x N bins: powers of 2
+NK_REACH = 2  # a per-(N, K) step's M range reaches this factor past its measured Ms at most
 PDL_MIN_NK = 3  # distinct (N, K) an unbounded (global ladder) rule needs measured before it takes PDL
 PDL_MIN_M = 2  # distinct M one (N, K) needs measured in a global rule's M range for its own PDL copy
 
@@ -276,39 +282,86 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
 
 
 def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float,
-                  per_nk_only: Collection[Tuple[int, int, int]] = ()) -> List[dict]:
+                  per_nk_only: Collection[Tuple[int, int, int]] = (), hybrid: bool = False) -> List[dict]:
     """The rules of one family from its measured rows (see the module docstring); rows whose (m, n, k) is in
-    per_nk_only count for their own (N, K)'s ladder only."""
+    per_nk_only count for their own (N, K)'s ladder only. hybrid: the global ladder over M only up to SMALL_M and
+    over M x N past it, and per-(N, K) steps reaching NK_REACH x past their measured Ms (--hybrid)."""
+    small_m = SMALL_M if hybrid else math.inf
     kernels = sorted({n for *_, t in rows for n in t})
-    # Global ladder: per M, the best geomean of time / best over that M's shapes (kernels timed on all of them).
-    by_m: Dict[int, List[Dict[str, float]]] = {}
-    for m, n, k, t in rows:
-        if (m, n, k) not in per_nk_only:
-            by_m.setdefault(m, []).append(t)
-    glob: Dict[int, str] = {}
-    for m, ts in by_m.items():
+
+    def best_of(ts: List[Dict[str, float]], where: str) -> str:
+        """The kernel with the best geomean of time / best over these shapes (among those timed on all of them)."""
         cands = [k for k in kernels if all(k in t for t in ts)]
         if not cands:
-            raise SystemExit(f"derive_rules: no kernel was timed on every shape with M = {m}")
-        glob[m] = min(cands, key=lambda k: (_geomean([t[k] / min(t.values()) for t in ts]), k))
-    glob_steps = ladder(glob, kt.m_rows)
+            raise SystemExit(f"derive_rules: no kernel was timed on every shape with {where}")
+        return min(cands, key=lambda k: (_geomean([t[k] / min(t.values()) for t in ts]), k))
 
-    def global_choice(m: int) -> str:
-        return next(k for k, (lo, hi) in glob_steps if lo <= m and (hi is None or m <= hi))
+    glob_rows = [(m, n, k, t) for m, n, k, t in rows if (m, n, k) not in per_nk_only]
+    by_m: Dict[int, List[Dict[str, float]]] = {}
+    by_area: Dict[int, List[Dict[str, float]]] = {}
+    for m, n, k, t in glob_rows:
+        if m <= small_m:
+            by_m.setdefault(m, []).append(t)
+        else:
+            by_area.setdefault(area_bin(m * n), []).append(t)
+    # Global ladder, up to small_m over M (a tile's rows decide: swap-AB, one-row extents), past it over M x N (the
+    # grid's fill decides: 2048x1024 has the tiles of 256x8192, not of 2048x8192).
+    m_steps = ladder({m: best_of(ts, f"M = {m}") for m, ts in by_m.items()}, kt.m_rows) if by_m else []
+    if by_area:
+        m_steps = [(name, (lo, SMALL_M if hi is None or hi > SMALL_M else hi)) for name, (lo, hi) in m_steps
+                   if lo <= SMALL_M]
+    area_steps: List[Tuple[str, Range]] = []
+    bins = sorted(by_area)
+    for i, b in enumerate(bins):
+        lo = 0 if i == 0 else AREA_BASE ** b
+        hi = None if i == len(bins) - 1 else AREA_BASE ** bins[i + 1] - 1
+        name = best_of(by_area[b], f"M x N in [{AREA_BASE ** b}, {AREA_BASE ** (b + 1)})")
+        if area_steps and area_steps[-1][0] == name:
+            area_steps[-1] = (name, (area_steps[-1][1][0], hi))
+        else:
+            area_steps.append((name, (lo, hi)))
+    m_from = SMALL_M + 1 if m_steps else 1
+
+    def global_choice(m: int, n: int) -> str:
+        if m_steps and m <= small_m or not area_steps:
+            return next(k for k, (lo, hi) in m_steps if lo <= m and (hi is None or m <= hi))
+        return next(k for k, (lo, hi) in area_steps if lo <= m * n and (hi is None or m * n <= hi))
 
     rules: List[dict] = []
     by_nk: Dict[Tuple[int, int], Dict[int, Dict[str, float]]] = {}
     for m, n, k, t in rows:
         by_nk.setdefault((n, k), {})[m] = t
     for (n, k), ms in sorted(by_nk.items()):
-        loses = any(t.get(global_choice(m), math.inf) > (1 + tolerance) * min(t.values()) for m, t in ms.items())
+        loses = any(t.get(global_choice(m, n), math.inf) > (1 + tolerance) * min(t.values()) for m, t in ms.items())
         if not loses:
             continue
         best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
-        steps = ladder(best, kt.m_rows, span_only=True)
-        rules += [{"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]} for name, (lo, hi) in steps]
-    rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in glob_steps]
+        for name, (lo, hi) in ladder(best, kt.m_rows, span_only=True):
+            if not hybrid:
+                rules.append({"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]})
+                continue
+            # a step reaches NK_REACH x past its measured Ms: across a wider gap (4096x4096 measured at M = 112 and
+            # 4096) the global ladder serves, not the nearer M's winner stretched to the midpoint
+            inside = sorted(m for m in ms if lo <= m <= hi)
+            runs = [[inside[0]]]
+            for m in inside[1:]:
+                if m <= runs[-1][-1] * NK_REACH * NK_REACH:
+                    runs[-1].append(m)
+                else:
+                    runs.append([m])
+            rules += [{"kernel": name, "m": [max(lo, run[0] // NK_REACH), min(hi, run[-1] * NK_REACH)], "n": [n, n],
+                       "k": [k, k]} for run in runs]
+    rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in m_steps]
+    rules += [{"kernel": name, "m": [m_from, None], "mn": [lo, hi]} for name, (lo, hi) in area_steps]
     return rules
+
+
+def area_bin(mn: int) -> int:
+    """The global ladder's M x N bin: floor(log_AREA_BASE(mn))."""
+    b = 0
+    while AREA_BASE ** (b + 1) <= mn:
+        b += 1
+    return b
 
 
 def held_out(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float,
@@ -338,7 +391,7 @@ def _holds(r: dict, m: int, n: int, k: int) -> bool:
         lo, hi = r.get(axis, (lo_default, None))
         return lo <= v and (hi is None or v <= hi)
 
-    return within("m", m, 1) and within("n", n, 1) and within("k", k, 0)
+    return within("m", m, 1) and within("n", n, 1) and within("k", k, 0) and within("mn", m * n, 0)
 
 
 def choose(rules: Sequence[dict], m: int, n: int, k: int) -> Optional[str]:
@@ -421,7 +474,8 @@ def assign_pdl(doc: dict, samples: Sequence[tuple], report: List[str]) -> None:
                           + ", ".join(f"rule {i} {min(got[i]):.2f}-{max(got[i]):.2f}" for i in sorted(got)) + ")")
 
 
-def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequence[dict] = ()) -> Tuple[dict, List[str]]:
+def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequence[dict] = (),
+           hybrid: bool = False) -> Tuple[dict, List[str]]:
     """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
     ab_notes: List[str] = []
     fams = _rows_by_family(sweeps, abs_, ab_notes)
@@ -438,11 +492,12 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
     doc = json.loads(json.dumps(current))
     report = []
     for (label, ep), f in fams.items():
-        rules = derive_family(f["rows"], tolerance, f.get("per_nk_only", set()))
+        rules = derive_family(f["rows"], tolerance, f.get("per_nk_only", set()), hybrid)
         if ep != "any":
             rules = [dict(r, epilogue=ep) for r in rules]
         entry = {"family": label, **({"epilogue": ep} if ep != "any" else {}),
-                 "source": f"tools/derive_rules.py --tolerance {tolerance} from bench/sweep.py: " + "; ".join(f["sources"]),
+                 "source": f"tools/derive_rules.py --tolerance {tolerance}{' --hybrid' if hybrid else ''} from bench/sweep.py: "
+                           + "; ".join(f["sources"]),
                  "measured_nk": [list(nk) for nk in sorted({(n, k) for _m, n, k, _t in f["rows"]})],
                  "rules": rules}
         key = lambda e: (e["family"], e.get("epilogue", "any"))  # noqa: E731
@@ -461,7 +516,8 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
             losses.append(t[got] / min(t.values()) if got in t else math.inf)
             if losses[-1] > 1 + tolerance:
                 report.append(f"  {name} {m}x{n}x{k}: {got} is {100 * (losses[-1] - 1):.1f}% behind the best")
-        unseen = [x for *_, x in held_out(f["rows"], tolerance, f.get("per_nk_only", set()))]
+        unseen = [x for *_, x in held_out(f["rows"], tolerance, f.get("per_nk_only", set()),
+                                          lambda r, t, p: derive_family(r, t, p, hybrid))]
         seen = [x for x in unseen if math.isfinite(x)]
         report.insert(0, f"{name}: {len(rules)} rules from {len(f['rows'])} shapes; chosen / best geomean "
                          f"{_geomean(losses):.3f}, worst {max(losses):.3f}; each (N, K) left out: "
@@ -556,6 +612,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--tolerance", type=float, default=0.03, help="per-(N, K) rules only where the global ladder loses more")
     ap.add_argument("--check", action="store_true", help="exit 1 if --out differs from what the sweeps give")
+    ap.add_argument("--hybrid", action="store_true", help="global ladder over M up to M = SMALL_M, over M x N past it; "
+                    "per-(N, K) steps reach NK_REACH x past their measured Ms (session 58; not shipped until the H200 "
+                    "tables are re-run with it)")
     ap.add_argument("--pdl", default=DEFAULT_PDL, help="folder of the PDL A/B (off_<run>/, on_<run>/); '' = no rule "
                     "launches with PDL")
     ap.add_argument("--ab", default=DEFAULT_AB, help="folder of bench/ab.py results that overrule the sweeps at their "
@@ -581,7 +640,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         abs_ = [_read(os.path.join(args.ab, f), check_ab) for f in sorted(os.listdir(args.ab)) if f.endswith(".json")]
     with open(args.out) as fh:
         current = json.load(fh)
-    doc, report = derive(sweeps, current, args.tolerance, abs_)
+    doc, report = derive(sweeps, current, args.tolerance, abs_, args.hybrid)
     assign_pdl(doc, pdl_samples(args.pdl) if args.pdl else [], report)
     gpu_abs = []
     if args.gpu_ab:

@@ -82,18 +82,6 @@ def area_family(rows, tol, per_nk_only, base=2.0):
     return rules
 
 
-_orig_holds = dr._holds
-
-
-def _holds_mn(r, m, n, k):
-    if "mn" in r:
-        lo, hi = r["mn"]
-        if not (lo <= m * n and (hi is None or m * n <= hi)):
-            return False
-    return _orig_holds(r, m, n, k)
-
-
-dr._holds = _holds_mn
 
 
 def nclass_family(rows, tol, per_nk_only, edges=(3072, 12288), kedges=()):
@@ -151,9 +139,12 @@ def compare():
         [(f"M x N ladder, bins x{b}", lambda r, t, p, b=b: area_family(r, t, p, b)) for b in (1.5, 2.0, 4.0)] + \
         [(f"M ladder per N class {e}", lambda r, t, p, e=e: nclass_family(r, t, p, e)) for e in
          ((4096,), (3072, 12288), (2048, 8192, 32768))] + \
-        [("M ladder per N class (3072, 12288) x K class (2048,)", lambda r, t, p: nclass_family(r, t, p, (3072, 12288), (2048,)))]
-    print("| derivation | " + " | ".join(f"{a} [{e}]" for a, e in keys) + " |")
-    print("|---|" + "---|" * len(keys))
+        [("M ladder per N class (3072, 12288) x K class (2048,)", lambda r, t, p: nclass_family(r, t, p, (3072, 12288), (2048,))),
+         ("derive_rules.py --hybrid (M ladder to M = 256, M x N past it; per-(N, K) steps reach 2x)",
+          lambda r, t, p: dr.derive_family(r, t, p, hybrid=True))]
+    print("| derivation | " + " | ".join(f"{a} [{e}]" for a, e in keys) + " | " +
+          " | ".join(f"H100 probe: {a} [{e}]" for a, e in PROBE_FAMILY.values()) + " |")
+    print("|---|" + "---|" * (len(keys) + len(PROBE_FAMILY)))
     for name, d in variants:
         cells = []
         for key in keys:
@@ -162,7 +153,44 @@ def compare():
             fin = [r[3] for r in res if math.isfinite(r[3])]
             g = math.exp(sum(map(math.log, fin)) / len(fin))
             cells.append(f"{g:.3f} ({sum(x > 1.25 for x in fin)})")
+        for res in probe(d).values():
+            xs = [r[3] for r in res]
+            cells.append(f"{math.exp(sum(map(math.log, xs)) / len(xs)):.3f} ({sum(x > 1.25 for x in xs)}, max {max(xs):.2f})")
         print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+
+PROBE_FAMILY = {"gemm bf16, epilogue none": ("sm90 bf16", "any"),
+                "gemm bf16, epilogue bias_gelu_residual": ("sm90 bf16", "fused"),
+                "scaled_mm e4m3 -> bf16, row scales, fast accumulation, epilogue bias": ("sm90 e4m3 scaled fast", "any")}
+
+
+def probe(derive=None, folders=("h100_a", "h100_b")):
+    """{family key: [pick / best]} at the s58 probe's shapes (H100 sweeps: every kernel timed there, the median of the
+    folders' runs), for the rules `derive` gives from every committed H200 sweep."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    fams = families()
+    out = {}
+    for title, key in PROBE_FAMILY.items():
+        f = fams[key]
+        rules = (derive or dr.derive_family)(f["rows"], 0.03, f.get("per_nk_only", set()))
+        times = {}
+        for fo in folders:
+            for p in glob.glob(os.path.join(here, fo, "sweep_*.json")):
+                d = dr._read(p, dr.check_sweep)
+                if d["case"]["title"] != title:
+                    continue
+                for r in d["rows"]:
+                    for name, us in r["us"].items():
+                        if us:
+                            times.setdefault((r["m"], r["n"], r["k"]), {}).setdefault(name, []).append(us)
+        res = []
+        for (m, n, k), ts in sorted(times.items()):
+            t = {name: sorted(v)[len(v) // 2] for name, v in ts.items()}
+            got = dr.choose(rules, m, n, k)
+            res.append((m, n, k, t[got] / min(t.values()) if got in t else math.inf, got))
+        out[key] = res
+    return out
 
 
 if __name__ == "__main__":
