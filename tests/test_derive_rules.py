@@ -281,6 +281,11 @@ def test_another_gpus_ab_gives_its_overlay_over_the_rules_m_range_at_that_nk():
     retired = next(iter(dr.kt.RETIRED))  # a contender no longer compiled drops out; one left is no verdict
     overlays, notes = dr.gpu_overlays(doc, [_gpu_ab("H100", {(4096, 8192, 8192): {MID: 12.0, retired: 1.0}})], {"test"})
     assert overlays == [] and any("retired contenders left out" in x for x in notes)
+    # --hybrid: the launch comes from an M x N step, and the overlay rule keeps its mn range too
+    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03, hybrid=True)
+    overlays, _ = dr.gpu_overlays(doc, [other], {"test"})
+    assert overlays[0]["rules"] == [{"kernel": BIG, "m": [dr.SMALL_M + 1, None], "mn": [0, None], "n": [8192, 8192],
+                                     "k": [8192, 8192]}]
 
 
 def test_a_malformed_gpu_overlay_is_a_clear_error(tmp_path):

@@ -574,6 +574,7 @@ def gpu_overlays(doc: dict, abs_: Sequence[dict], sweeps_gpu: Collection[str]) -
                 continue
             name, _, pdl = win.partition("+")
             r = {"kernel": name, "m": list(rule["m"]), "n": [shape[1]] * 2, "k": [shape[2]] * 2,
+                 **({"mn": list(rule["mn"])} if "mn" in rule else {}),  # a --hybrid M x N step: no further than it
                  **({"epilogue": ep} if ep != "any" else {}), **({"pdl": True} if pdl else {})}
             same = [x for x in entry["rules"] if {**x, "kernel": None, "pdl": None} == {**r, "kernel": None, "pdl": None}]
             if same and same[0] != r:
