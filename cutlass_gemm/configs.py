@@ -73,8 +73,9 @@ class Rule:
 
     def holds(self, m: int, n: int, k: int, fused: bool = False) -> bool:
         """Whether the rule takes an (m, n, k) call with a fused (activation/residual) epilogue or not."""
+        mn = min(m * n, INF) if m > 0 and n > 0 else 0  # as the C++ table reads it: capped, never negative
         return (self.m[0] <= m <= self.m[1] and self.n[0] <= n <= self.n[1] and self.k[0] <= k <= self.k[1]
-                and self.mn[0] <= (min(m * n, INF) if m > 0 and n > 0 else 0) <= self.mn[1] and self.epilogue in ("any", "fused" if fused else "plain"))
+                and self.mn[0] <= mn <= self.mn[1] and self.epilogue in ("any", "fused" if fused else "plain"))
 
     @property
     def spec(self) -> kt.Kernel:

@@ -308,8 +308,8 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
     # grid's fill decides: 2048x1024 has the tiles of 256x8192, not of 2048x8192).
     m_steps = ladder({m: best_of(ts, f"M = {m}") for m, ts in by_m.items()}, kt.m_rows) if by_m else []
     if by_area:
-        m_steps = [(name, (lo, SMALL_M if hi is None or hi > SMALL_M else hi)) for name, (lo, hi) in m_steps
-                   if lo <= SMALL_M]
+        m_steps = [(name, (lo, small_m if hi is None or hi > small_m else hi)) for name, (lo, hi) in m_steps
+                   if lo <= small_m]
     area_steps: List[Tuple[str, Range]] = []
     bins = sorted(by_area)
     for i, b in enumerate(bins):
@@ -320,7 +320,7 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
             area_steps[-1] = (name, (area_steps[-1][1][0], hi))
         else:
             area_steps.append((name, (lo, hi)))
-    m_from = SMALL_M + 1 if m_steps else 1
+    m_from = small_m + 1 if m_steps else 1
 
     def global_choice(m: int, n: int) -> str:
         if m_steps and m <= small_m or not area_steps:
