@@ -35,8 +35,8 @@ def test_global_ladder_takes_the_geomean_best_per_m_and_merges_steps():
         t[(16, n, k)] = {SMALL: 10.0, MID: 12.0, BIG: 20.0}
         t[(64, n, k)] = {SMALL: 11.0, MID: 12.0, BIG: 20.0}
         t[(2048, n, k)] = {SMALL: 90.0, MID: 60.0, BIG: 50.0}
-    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
-    # SMALL's 64-row tile keeps M only up to 64 (its extent), not up to the midpoint 362
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03, hybrid=False)
+    # SMALL's 64-row tile keeps M only up to 64 (its extent), not up to the midpoint 362 (--m-ladder: M at every M)
     assert rules == [{"kernel": SMALL, "m": [1, 64]}, {"kernel": BIG, "m": [65, None]}]
 
 
@@ -44,8 +44,8 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (16, 1024, 1024): {SMALL: 10.0, MID: 12.0},
          (16, 57344, 8192): {SMALL: 12.0, MID: 10.0}, (2048, 57344, 8192): {SMALL: 90.0, MID: 60.0},
          (2048, 8192, 8192): {SMALL: 90.0, MID: 60.0}, (2048, 1024, 1024): {SMALL: 90.0, MID: 60.0}}
-    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03)
-    # the (N, K) ladder spans its measured Ms only (16 .. 2048): past them the global ladder serves
+    rules = dr.derive_family(dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"], 0.03, hybrid=False)
+    # the (N, K) ladder spans its measured Ms only (16 .. 2048; --m-ladder): past them the global ladder serves
     assert rules[0] == {"kernel": MID, "m": [16, 2048], "n": [57344, 57344], "k": [8192, 8192]}
     assert rules[1:] == [{"kernel": SMALL, "m": [1, 64]}, {"kernel": MID, "m": [65, None]}]
     for (m, n, k), us in t.items():  # every measured shape now gets its best kernel
@@ -65,11 +65,12 @@ def test_hybrid_steps_over_m_x_n_past_small_m_and_per_nk_steps_reach_twice_their
     assert rules == [{"kernel": SMALL, "m": [16, 32], "n": [8192, 8192], "k": [8192, 8192]},
                      {"kernel": BIG, "m": [1024, 2048], "n": [8192, 8192], "k": [8192, 8192]},
                      {"kernel": SMALL, "m": [1, dr.SMALL_M]},
-                     {"kernel": MID, "m": [dr.SMALL_M + 1, None], "mn": [0, None]}]
+                     {"kernel": MID, "m": [dr.SMALL_M + 1, None]}]  # one M x N step: every M x N
     for (m, n, k), us in t.items():  # every measured shape still gets its best kernel
         assert dr.choose(rules, m, n, k) == min(us, key=us.get)
     assert dr.choose(rules, 2048, 1024, 2048) == MID and dr.choose(rules, 512, 8192, 8192) == MID
-    plain = dr.derive_family(rows, 0.03)  # the shipped derivation: M alone
+    assert rules == dr.derive_family(rows, 0.03)  # the default
+    plain = dr.derive_family(rows, 0.03, hybrid=False)  # --m-ladder: M alone
     assert dr.choose(plain, 2048, 1024, 2048) == BIG
     assert dr.area_bin(2**24 - 1) == 23 and dr.area_bin(2**24) == 24 and dr.area_bin(1) == 0
 
@@ -80,7 +81,11 @@ def test_held_out_times_each_nk_by_the_rules_the_others_give():
     t = {(2048, 8192, 8192): {SMALL: 90.0, MID: 60.0}, (2048, 28672, 8192): {SMALL: 90.0, MID: 60.0},
          (2048, 1024, 1024): {SMALL: 40.0, MID: 60.0}}
     rows = dr._rows_by_family([_sweep(t)])[("sm90 bf16", "any")]["rows"]
-    assert sorted(dr.held_out(rows, 0.03)) == [(2048, 1024, 1024, 1.5), (2048, 8192, 8192, 1.0),
+    m_only = lambda rows, tol, per_nk_only: dr.derive_family(rows, tol, per_nk_only, hybrid=False)  # noqa: E731
+    assert sorted(dr.held_out(rows, 0.03, derive=m_only)) == [(2048, 1024, 1024, 1.5), (2048, 8192, 8192, 1.0),
+                                                              (2048, 28672, 8192, 1.0)]
+    # over M x N, 2048x8192 shares the bin below 2**25 with 2048x1024 (SMALL), 2048x28672 the one past it (MID)
+    assert sorted(dr.held_out(rows, 0.03)) == [(2048, 1024, 1024, 1.5), (2048, 8192, 8192, 1.5),
                                                (2048, 28672, 8192, 1.0)]
     assert dr.held_out(rows[:1], 0.03) == []  # one (N, K): nothing to derive from
     # a derivation that never picks what the sweeps timed: every held-out pick is untimed
@@ -267,7 +272,7 @@ def test_another_gpus_ab_gives_its_overlay_over_the_rules_m_range_at_that_nk():
     time, or an A/B from the sweeps' own GPU (apply_ab's business), gives no overlay."""
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0, BIG: 61.0},
          (4096, 1024, 1024): {SMALL: 9.0, MID: 8.0, BIG: 8.1}}
-    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03)
+    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03, hybrid=False)
     assert dr.choose(doc["families"][0]["rules"], 4096, 8192, 8192) == MID
     other = _gpu_ab("H100", {(4096, 8192, 8192): {MID: 12.0, BIG: 10.0},  # 1.2x: taken
                          (4096, 1024, 1024): {MID: 10.0, BIG: 9.8},  # 1.02x: within GPU_AB_GAIN, left
@@ -281,11 +286,14 @@ def test_another_gpus_ab_gives_its_overlay_over_the_rules_m_range_at_that_nk():
     retired = next(iter(dr.kt.RETIRED))  # a contender no longer compiled drops out; one left is no verdict
     overlays, notes = dr.gpu_overlays(doc, [_gpu_ab("H100", {(4096, 8192, 8192): {MID: 12.0, retired: 1.0}})], {"test"})
     assert overlays == [] and any("retired contenders left out" in x for x in notes)
-    # --hybrid: the launch comes from an M x N step, and the overlay rule keeps its mn range too
-    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03, hybrid=True)
+    # the default derivation: the launch comes from an M x N step, and the overlay rule keeps its mn range too
+    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03)
+    last = doc["families"][0]["rules"][-1]
+    assert last["m"] == [dr.SMALL_M + 1, None] and "mn" not in last  # one M x N step: every M x N
+    doc["families"][0]["rules"][-1:] = [dict(last, kernel=SMALL, mn=[0, 2**24 - 1]), dict(last, mn=[2**24, None])]
     overlays, _ = dr.gpu_overlays(doc, [other], {"test"})
-    assert overlays[0]["rules"] == [{"kernel": BIG, "m": [dr.SMALL_M + 1, None], "mn": [0, None], "n": [8192, 8192],
-                                     "k": [8192, 8192]}]
+    assert overlays[0]["rules"] == [{"kernel": BIG, "m": [dr.SMALL_M + 1, None], "mn": [2**24, None],
+                                     "n": [8192, 8192], "k": [8192, 8192]}]
 
 
 def test_a_malformed_gpu_overlay_is_a_clear_error(tmp_path):
@@ -458,9 +466,15 @@ def test_shipped_rules_name_table_kernels_of_their_family_and_cover_every_m():
         specs = [dr.kt.KERNELS[dr.kt.KERNEL_IDS[r["kernel"]]] for r in fam["rules"]]
         assert {s.family_label for s in specs} == {fam["family"]}, fam["family"]
         glob = [r for r in fam["rules"] if "n" not in r and "k" not in r]
-        assert glob and glob[0]["m"][0] == 1 and glob[-1]["m"][1] is None, fam["family"]
-        for a, b in zip(glob, glob[1:]):
-            assert b["m"][0] == a["m"][1] + 1, fam["family"]
+        # the M ladder's steps, then (past SMALL_M) the M x N steps, each run of ranges without a gap or an end
+        m_steps, mn_steps = [r for r in glob if r["m"][1] is not None], [r for r in glob if r["m"][1] is None]
+        assert mn_steps and m_steps == glob[:len(m_steps)], fam["family"]
+        ms = [r["m"] for r in m_steps] + [[mn_steps[0]["m"][0], None]]
+        mns = [r.get("mn", [0, None]) for r in mn_steps]
+        for steps in (ms, mns):
+            assert steps[0][0] in (0, 1) and steps[-1][1] is None, fam["family"]
+            assert all(b[0] == a[1] + 1 for a, b in zip(steps, steps[1:])), fam["family"]
+        assert all(r["m"][0] == mn_steps[0]["m"][0] for r in mn_steps), fam["family"]
 
 
 def test_sweep_rows_on_the_cpu_reference():
@@ -628,6 +642,52 @@ def _verdicts(rows, gpu="test", epilogue="none"):
     """rows: {(m, n, k): {launch: [us per round]}} -> a bench/ab.py-shaped document."""
     return {"gpu": gpu, "case": {"epilogue": epilogue}, "path": "ab_test.json",
             "rows": [{"m": m, "n": n, "k": k, "us_rounds": r} for (m, n, k), r in rows.items()]}
+
+
+def _table(gpu, epilogue, rows):
+    """A `python -m bench` table: rows {(m, n, k): (kernel, pdl)}."""
+    return {"environment": {"gpu": gpu}, "config": {"epilogue": epilogue},
+            "rows": [{"m": m, "n": n, "k": k, "kernel": kernel, "pdl": pdl, "ours": {"status": "ok", "us": 1.0}}
+                     for (m, n, k), (kernel, pdl) in rows.items()]}
+
+
+def test_the_committed_tables_launches_stay_unless_a_sweep_times_them_behind(tmp_path):
+    """--keep-tables: a launch a committed table made (on the sweeps' GPU) that the new rules would not make gets an
+    exact-shape rule first in its family, with the table's epilogue class and PDL, unless the sweeps timed another
+    kernel more than the tolerance faster there; a table from another GPU pins nothing."""
+    t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0}, (4096, 8192, 8192): {SMALL: 90.0, MID: 60.0, BIG: 61.0}}
+    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03)
+    assert dr._first_rule(doc, "sm90 bf16", "any", 4096, 8192, 8192)["kernel"] == MID
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    (folder / "suite_gemm_bf16_bias.json").write_text(json.dumps(_table("test", "bias", {
+        (4096, 8192, 8192): (BIG, True),    # 1.7% behind MID in the sweep: kept, with its PDL
+        (2048, 2048, 2048): (SMALL, False),  # no sweep timed it: kept
+        (16, 8192, 8192): (MID, False),     # 20% behind SMALL in the sweep: not kept
+        (8, 8192, 8192): (SMALL, False)})))  # what the rules launch already
+    (folder / "suite_gemm_bf16_none.json").write_text(json.dumps(_table("H100", "none", {(4096, 8192, 8192): (SMALL, False)})))
+    (folder / "notes.json").write_text("{}")  # not a table
+    launches = dr.table_launches(str(folder), {"test"})
+    assert len(launches) == 4 and all(x[0] == "suite_gemm_bf16_bias.json" for x in launches)
+    report = []
+    dr.keep_launches(doc, launches, dr._rows_by_family([_sweep(t)]), 0.03, report)
+    rules = doc["families"][0]["rules"]
+    assert rules[:2] == [{"kernel": SMALL, "m": [2048, 2048], "n": [2048, 2048], "k": [2048, 2048], "epilogue": "plain"},
+                         {"kernel": BIG, "m": [4096, 4096], "n": [8192, 8192], "k": [8192, 8192], "epilogue": "plain",
+                          "pdl": True}]
+    assert dr._first_rule(doc, "sm90 bf16", "any", 16, 8192, 8192)["kernel"] == SMALL
+    assert dr._first_rule(doc, "sm90 bf16", "fused", 4096, 8192, 8192)["kernel"] == MID  # a plain table pins plain calls
+    assert dr._first_rule(doc, "sm90 bf16", "any", 4097, 8192, 8192)["kernel"] == MID  # the exact shape only
+    assert any("16x8192x8192: not kept, its " + MID + " is 20.0% behind" in x for x in report)
+    assert any(x.startswith("kept 2 launches") for x in report)
+    # two tables launching differently at one shape of one family and epilogue class: no guess
+    clash = launches + [("other_gemm_bf16_none.json", "any", 4096, 8192, 8192, MID, False)]
+    with pytest.raises(SystemExit, match=f"4096x8192x8192 .* ran {MID} .pdl False. in other.* but {BIG} .pdl True."):
+        dr.keep_launches(doc, clash, {}, 0.03, [])
+    with pytest.raises(SystemExit, match="no sm90 bf16 .fused. rules"):  # nothing derived to keep it in
+        dr.keep_launches(doc, [("f_gemm_bf16_bias_gelu_residual.json", "fused", 64, 64, 64, BIG, False)], {}, 0.03, [])
+    with pytest.raises(SystemExit, match="--keep-tables .*: expected a folder"):
+        dr.table_launches(str(tmp_path / "missing"), {"test"})
 
 
 def test_an_ab_verdict_overrules_the_sweep_at_its_shape():

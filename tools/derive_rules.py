@@ -56,9 +56,15 @@ near-ties between 128x128 and 128x256 tiles into 9-25% wins for the wider one, w
 give that GPU's "gpu_overlays" entry: at each A/B shape where the winner beats the launch the rules above make
 there (which must be one of the contenders) by more than GPU_AB_GAIN, a rule for that (N, K) over the M range of
 the rule that makes the launch. configs reads the entry of the GPU it runs on, ahead of the defaults.
---hybrid (session 58, experiments/s58_unseen; not yet what the shipped rules come from): the global ladder steps over M
-only up to SMALL_M and over M x N (powers-of-2 bins, rules with an "mn" range) past it, where the grid's fill rather
-than a tile's rows decides; and a per-(N, K) step reaches at most NK_REACH x past its measured Ms.
+The global ladder steps over M only up to SMALL_M and over M x N (powers-of-2 bins, rules with an "mn" range) past
+it, where the grid's fill rather than a tile's rows decides; and a per-(N, K) step reaches at most NK_REACH x past its
+measured Ms (session 58, experiments/s58_unseen: at 20 (N, K) no sweep timed, an H100 ran the M-only ladder's picks
+at 1.18-1.23x the best kernel's time). --m-ladder gives the M-only global ladder of sessions 1-58.
+Then the launches of the committed tables (--keep-tables, default bench/results: `python -m bench` results on the
+sweeps' GPU) stay where the rules above would launch otherwise: an exact-shape rule for each such shape, first in its
+family (epilogue "plain" or "fused", as its table ran), unless a sweep timed another kernel there more than the
+tolerance faster (the report names those: re-run that table). A re-derivation never makes a published table name a
+launch the package no longer makes; re-running the tables with --keep-tables '' drops the pins.
 The report gives per family how far its picks are behind the best kernel at the measured shapes, and at shapes
 no sweep measured as far as the sweeps can tell: each measured (N, K) left out in turn (held_out).
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
@@ -81,6 +87,7 @@ DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
 DEFAULT_PDL = os.path.join(ROOT, "bench", "results", "pdl_ab")
 DEFAULT_AB = os.path.join(ROOT, "bench", "results", "ab")
 DEFAULT_GPU_AB = os.path.join(ROOT, "bench", "results", "ab_gpu")
+DEFAULT_KEEP = os.path.join(ROOT, "bench", "results")
 GPU_AB_GAIN = 1.03  # how much faster than the rules' launch an A/B winner on another GPU must be to take that shape
 AB_UNDER = 0.999  # an A/B winner's time as a fraction of its fastest contender's
 PDL_GAIN = 0.97  # PDL's time / no-PDL time a rule's every measured shape must reach
@@ -282,10 +289,10 @@ def _measurements_by_family(sweeps: Sequence[dict]) -> Dict[Tuple[str, str], dic
 
 
 def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float,
-                  per_nk_only: Collection[Tuple[int, int, int]] = (), hybrid: bool = False) -> List[dict]:
+                  per_nk_only: Collection[Tuple[int, int, int]] = (), hybrid: bool = True) -> List[dict]:
     """The rules of one family from its measured rows (see the module docstring); rows whose (m, n, k) is in
-    per_nk_only count for their own (N, K)'s ladder only. hybrid: the global ladder over M only up to SMALL_M and
-    over M x N past it, and per-(N, K) steps reaching NK_REACH x past their measured Ms (--hybrid)."""
+    per_nk_only count for their own (N, K)'s ladder only. hybrid (the default; False: --m-ladder): the global ladder over M only up to SMALL_M and
+    over M x N past it, and per-(N, K) steps reaching NK_REACH x past their measured Ms (see the module docstring)."""
     small_m = SMALL_M if hybrid else math.inf
     kernels = sorted({n for *_, t in rows for n in t})
 
@@ -352,7 +359,8 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
             rules += [{"kernel": name, "m": [max(lo, run[0] // NK_REACH), min(hi, run[-1] * NK_REACH)], "n": [n, n],
                        "k": [k, k]} for run in runs]
     rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in m_steps]
-    rules += [{"kernel": name, "m": [m_from, None], "mn": [lo, hi]} for name, (lo, hi) in area_steps]
+    rules += [{"kernel": name, "m": [m_from, None], **({"mn": [lo, hi]} if (lo, hi) != (0, None) else {})}
+              for name, (lo, hi) in area_steps]
     return rules
 
 
@@ -475,7 +483,7 @@ def assign_pdl(doc: dict, samples: Sequence[tuple], report: List[str]) -> None:
 
 
 def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequence[dict] = (),
-           hybrid: bool = False) -> Tuple[dict, List[str]]:
+           hybrid: bool = True) -> Tuple[dict, List[str]]:
     """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
     ab_notes: List[str] = []
     fams = _rows_by_family(sweeps, abs_, ab_notes)
@@ -496,7 +504,7 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
         if ep != "any":
             rules = [dict(r, epilogue=ep) for r in rules]
         entry = {"family": label, **({"epilogue": ep} if ep != "any" else {}),
-                 "source": f"tools/derive_rules.py --tolerance {tolerance}{' --hybrid' if hybrid else ''} from bench/sweep.py: "
+                 "source": f"tools/derive_rules.py --tolerance {tolerance}{'' if hybrid else ' --m-ladder'} from bench/sweep.py: "
                            + "; ".join(f["sources"]),
                  "measured_nk": [list(nk) for nk in sorted({(n, k) for _m, n, k, _t in f["rows"]})],
                  "rules": rules}
@@ -574,7 +582,7 @@ def gpu_overlays(doc: dict, abs_: Sequence[dict], sweeps_gpu: Collection[str]) -
                 continue
             name, _, pdl = win.partition("+")
             r = {"kernel": name, "m": list(rule["m"]), "n": [shape[1]] * 2, "k": [shape[2]] * 2,
-                 **({"mn": list(rule["mn"])} if "mn" in rule else {}),  # a --hybrid M x N step: no further than it
+                 **({"mn": list(rule["mn"])} if "mn" in rule else {}),  # an M x N step: no further than it
                  **({"epilogue": ep} if ep != "any" else {}), **({"pdl": True} if pdl else {})}
             same = [x for x in entry["rules"] if {**x, "kernel": None, "pdl": None} == {**r, "kernel": None, "pdl": None}]
             if same and same[0] != r:
@@ -595,6 +603,58 @@ def gpu_overlays(doc: dict, abs_: Sequence[dict], sweeps_gpu: Collection[str]) -
     return out, notes
 
 
+def table_launches(folder: str, gpus: Collection[str]) -> List[Tuple[str, str, int, int, int, str, bool]]:
+    """(table, epilogue class, m, n, k, kernel, pdl) of every timed row of the `python -m bench` tables in folder
+    (its *_gemm_*.json and *_scaled_mm_*.json) measured on one of these GPUs."""
+    if not os.path.isdir(folder):
+        raise SystemExit(f"derive_rules: --keep-tables {folder}: expected a folder of `python -m bench` JSON tables")
+    out = []
+    for name in sorted(f for f in os.listdir(folder) if f.endswith(".json") and ("_gemm_" in f or "_scaled_mm_" in f)):
+        doc = _bench_doc(os.path.join(folder, name))
+        if (doc.get("environment") or {}).get("gpu") not in gpus:
+            continue
+        ep = epilogue_name_class(doc["config"]["epilogue"])
+        out += [(name, ep, r["m"], r["n"], r["k"], kt.current_name(r["kernel"]), bool(r.get("pdl", False)))
+                for r in doc["rows"] if r["ours"].get("status") == "ok"]
+    return out
+
+
+def keep_launches(doc: dict, launches: Sequence[tuple], fams: Dict[Tuple[str, str], dict], tolerance: float,
+                  report: List[str]) -> None:
+    """Pins each table launch (table_launches) the rules in doc would no longer make, unless the family's sweeps
+    timed another kernel more than the tolerance faster at that shape (see the module docstring)."""
+    pins: Dict[Tuple[str, str, int, int, int], Tuple[str, bool, str]] = {}
+    for table, ep, m, n, k, kernel, pdl in launches:
+        if kernel not in kt.KERNEL_IDS:
+            raise SystemExit(f"derive_rules: --keep-tables {table}: {m}x{n}x{k} ran {kernel}, which is not compiled; "
+                             "re-run that table")
+        label = kt.KERNELS[kt.KERNEL_IDS[kernel]].family_label
+        key = (label, ep, m, n, k)
+        if key in pins and pins[key][:2] != (kernel, pdl):
+            raise SystemExit(f"derive_rules: --keep-tables: {m}x{n}x{k} ({label}, {ep}) ran {kernel} (pdl {pdl}) in "
+                             f"{table} but {pins[key][0]} (pdl {pins[key][1]}) in {pins[key][2]}; re-run one of them")
+        pins[key] = (kernel, pdl, table)
+    kept = []
+    for (label, ep, m, n, k), (kernel, pdl, table) in pins.items():
+        r = _first_rule(doc, label, ep, m, n, k)
+        if r is not None and (r["kernel"], bool(r.get("pdl"))) == (kernel, pdl):
+            continue
+        t = next((t for mm, nn, kk, t in fams.get((label, ep), {}).get("rows", ()) if (mm, nn, kk) == (m, n, k)), {})
+        if kernel in t and t[kernel] > (1 + tolerance) * min(t.values()):
+            report.append(f"  {table} {m}x{n}x{k}: not kept, its {kernel} is {100 * (t[kernel] / min(t.values()) - 1):.1f}% "
+                          "behind the sweeps' best there: re-run the table")
+            continue
+        entry = next((f for f in doc["families"] if f["family"] == label and f.get("epilogue", "any") == ep), None)
+        if entry is None:
+            raise SystemExit(f"derive_rules: --keep-tables {table}: no {label} ({ep}) rules to keep {m}x{n}x{k} in")
+        entry["rules"].insert(0, {"kernel": kernel, "m": [m, m], "n": [n, n], "k": [k, k],
+                                  **({"epilogue": "plain"} if ep == "any" else {"epilogue": ep}), **({"pdl": True} if pdl else {})})
+        kept.append(f"{m}x{n}x{k} {kernel}{'+pdl' if pdl else ''} ({table}; the rules above: "
+                    f"{r['kernel'] + ('+pdl' if r.get('pdl') else '') if r else 'none'})")
+    if kept:
+        report.append(f"kept {len(kept)} launches of the committed tables:\n  " + "\n  ".join(kept))
+
+
 def _read(p: str, check) -> dict:
     """A JSON input file, checked (check(doc, p) raises SystemExit saying what is wrong), with its path."""
     try:
@@ -613,9 +673,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--tolerance", type=float, default=0.03, help="per-(N, K) rules only where the global ladder loses more")
     ap.add_argument("--check", action="store_true", help="exit 1 if --out differs from what the sweeps give")
-    ap.add_argument("--hybrid", action="store_true", help="global ladder over M up to M = SMALL_M, over M x N past it; "
-                    "per-(N, K) steps reach NK_REACH x past their measured Ms (session 58; not shipped until the H200 "
-                    "tables are re-run with it)")
+    ap.add_argument("--m-ladder", action="store_true", help="the global ladder over M at every M (sessions 1-58), "
+                    "not over M x N past SMALL_M, and per-(N, K) steps over their whole M span")
+    ap.add_argument("--keep-tables", default=DEFAULT_KEEP, help="folder of `python -m bench` tables whose launches "
+                    "stay (on the sweeps' GPU); '' = none")
     ap.add_argument("--pdl", default=DEFAULT_PDL, help="folder of the PDL A/B (off_<run>/, on_<run>/); '' = no rule "
                     "launches with PDL")
     ap.add_argument("--ab", default=DEFAULT_AB, help="folder of bench/ab.py results that overrule the sweeps at their "
@@ -641,8 +702,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         abs_ = [_read(os.path.join(args.ab, f), check_ab) for f in sorted(os.listdir(args.ab)) if f.endswith(".json")]
     with open(args.out) as fh:
         current = json.load(fh)
-    doc, report = derive(sweeps, current, args.tolerance, abs_, args.hybrid)
+    doc, report = derive(sweeps, current, args.tolerance, abs_, not args.m_ladder)
     assign_pdl(doc, pdl_samples(args.pdl) if args.pdl else [], report)
+    if args.keep_tables:
+        keep_launches(doc, table_launches(args.keep_tables, {sw.get("gpu") for sw in sweeps}),
+                      _rows_by_family(sweeps, abs_), args.tolerance, report)
     gpu_abs = []
     if args.gpu_ab:
         if not os.path.isdir(args.gpu_ab):
