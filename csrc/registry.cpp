@@ -10,8 +10,18 @@ namespace cutlass_gemm {
 
 namespace {
 
+// The rules grouped by family, each family's in table order (its priority): a call scans its own family's only.
+struct RuleTable {
+  struct Group {
+    int64_t arch, a, b, out, scale, accum;
+    size_t begin, end;
+  };
+  std::vector<Rule> rules;
+  std::vector<Group> groups;
+};
+
 std::mutex g_mutex;
-std::shared_ptr<const std::vector<Rule>> g_rules = std::make_shared<const std::vector<Rule>>();
+std::shared_ptr<const RuleTable> g_rules = std::make_shared<const RuleTable>();
 
 bool in(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
 
@@ -32,7 +42,21 @@ bool family_matches(const KernelInfo& k, const Family& f) {
 }
 
 void set_rules(std::vector<Rule> rules) {
-  auto next = std::make_shared<const std::vector<Rule>>(std::move(rules));
+  auto table = std::make_shared<RuleTable>();
+  auto same = [](const RuleTable::Group& g, const Rule& r) {
+    return g.arch == r.arch && g.a == r.a && g.b == r.b && g.out == r.out && g.scale == r.scale && g.accum == r.accum;
+  };
+  for (const Rule& r : rules)
+    if (std::none_of(table->groups.begin(), table->groups.end(), [&](const RuleTable::Group& g) { return same(g, r); }))
+      table->groups.push_back({r.arch, r.a, r.b, r.out, r.scale, r.accum, 0, 0});
+  table->rules.reserve(rules.size());
+  for (RuleTable::Group& g : table->groups) {
+    g.begin = table->rules.size();
+    for (const Rule& r : rules)
+      if (same(g, r)) table->rules.push_back(r);
+    g.end = table->rules.size();
+  }
+  std::shared_ptr<const RuleTable> next = std::move(table);
   std::lock_guard<std::mutex> lock(g_mutex);
   g_rules = std::move(next);
 }
@@ -46,16 +70,21 @@ int select_kernel(const Family& f, int64_t m, int64_t n, int64_t k, bool fused, 
   };
   const int64_t call = int64_t(fused ? EpilogueClass::kFused : EpilogueClass::kPlain);
   constexpr int64_t kMnCap = int64_t(1) << 62;  // configs.INF: M x N capped, never overflowed
-  const int64_t mn = m <= 0 || n <= 0 ? 0 : m > kMnCap / n ? kMnCap : m * n;
-  std::shared_ptr<const std::vector<Rule>> rules;
+  int64_t mn = 0;
+  if (m > 0 && n > 0 && (__builtin_mul_overflow(m, n, &mn) || mn > kMnCap)) mn = kMnCap;
+  std::shared_ptr<const RuleTable> table;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    rules = g_rules;
+    table = g_rules;
   }
-  for (const Rule& r : *rules) {
-    if (r.arch != f.arch || r.a != int64_t(f.a) || r.b != int64_t(f.b) || r.out != int64_t(f.out) ||
-        r.scale != int64_t(f.scale) || r.accum != int64_t(f.accum))
-      continue;
+  const auto group = std::find_if(table->groups.begin(), table->groups.end(), [&f](const RuleTable::Group& g) {
+    return g.arch == f.arch && g.a == int64_t(f.a) && g.b == int64_t(f.b) && g.out == int64_t(f.out) &&
+           g.scale == int64_t(f.scale) && g.accum == int64_t(f.accum);
+  });
+  const size_t begin = group == table->groups.end() ? 0 : group->begin;
+  const size_t end = group == table->groups.end() ? 0 : group->end;
+  for (size_t i = begin; i < end; ++i) {
+    const Rule& r = table->rules[i];
     if (!in(m, r.m_lo, r.m_hi) || !in(n, r.n_lo, r.n_hi) || !in(k, r.k_lo, r.k_hi) || !in(mn, r.mn_lo, r.mn_hi)) continue;
     if (r.epilogue != int64_t(EpilogueClass::kAny) && r.epilogue != call) continue;
     if (r.kernel >= 0 && r.kernel < kNumKernels && runs(r.kernel)) {
