@@ -1,15 +1,15 @@
 """Derive the shipped default selection rules from bench/sweep.py measurements.
 
     python tools/derive_rules.py SWEEP.json [SWEEP.json ...] [--out cutlass_gemm/default_rules.json]
-                                 [--tolerance 0.03] [--check]
+                                 [--tolerance 0.03] [--m-ladder] [--keep-tables DIR] [--check]
 
 Each sweep file holds one kernel family timed on the shape suites (every compiled kernel of the
 family forced by name, same run). Per family this writes, in priority order:
 
 1. per (N, K) ladders, only for the (N, K) where the global ladder would lose more than the
    tolerance to the best kernel at some measured M of that (N, K);
-2. a global M ladder: at each measured M, the kernel with the best geometric mean of
-   (its time / the best time) over that M's shapes.
+2. a global ladder: up to SMALL_M, at each measured M, the kernel with the best geometric mean of
+   (its time / the best time) over that M's shapes; past it the same per M x N bin (below).
 
 M ranges split at the geometric midpoint between measured Ms (M ladders are multiplicative), except
 that a winner whose tile covers its measured M in one row stops at that tile's M extent when the
@@ -64,7 +64,7 @@ Then the launches of the committed tables (--keep-tables, default bench/results:
 sweeps' GPU) stay where the rules above would launch otherwise: an exact-shape rule for each such shape, first in its
 family (epilogue "plain" or "fused", as its table ran), unless a sweep timed another kernel there more than the
 tolerance faster (the report names those: re-run that table). A re-derivation never makes a published table name a
-launch the package no longer makes; re-running the tables with --keep-tables '' drops the pins.
+launch the package no longer makes; to drop the pins, derive with --keep-tables '' and re-run the tables.
 The report gives per family how far its picks are behind the best kernel at the measured shapes, and at shapes
 no sweep measured as far as the sweeps can tell: each measured (N, K) left out in turn (held_out).
 `--check` rewrites nothing and exits 1 when the file differs from what the sweeps give.
