@@ -80,7 +80,7 @@ import math
 import os
 import statistics
 import sys
-from typing import Collection, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUT = os.path.join(ROOT, "cutlass_gemm", "default_rules.json")
@@ -334,33 +334,41 @@ def derive_family(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolera
             return next(k for k, (lo, hi) in m_steps if lo <= m and (hi is None or m <= hi))
         return next(k for k, (lo, hi) in area_steps if lo <= m * n and (hi is None or m * n <= hi))
 
+    rules = per_nk_rules(rows, tolerance, lambda m, n, k: global_choice(m, n), NK_REACH if hybrid else None)
+    rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in m_steps]
+    rules += [{"kernel": name, "m": [m_from, None], **({"mn": [lo, hi]} if (lo, hi) != (0, None) else {})}
+              for name, (lo, hi) in area_steps]
+    return rules
+
+
+def per_nk_rules(rows: Sequence[Tuple[int, int, int, Dict[str, float]]], tolerance: float,
+                 global_choice: Callable[[int, int, int], str], reach: Optional[int]) -> List[dict]:
+    """The per-(N, K) ladders of the (N, K) where global_choice(m, n, k) loses more than the tolerance at some
+    measured M, each step over its measured Ms' span; reach: a step reaches at most that factor past its measured
+    Ms (None: the whole span)."""
     rules: List[dict] = []
     by_nk: Dict[Tuple[int, int], Dict[int, Dict[str, float]]] = {}
     for m, n, k, t in rows:
         by_nk.setdefault((n, k), {})[m] = t
     for (n, k), ms in sorted(by_nk.items()):
-        loses = any(t.get(global_choice(m, n), math.inf) > (1 + tolerance) * min(t.values()) for m, t in ms.items())
-        if not loses:
+        if not any(t.get(global_choice(m, n, k), math.inf) > (1 + tolerance) * min(t.values()) for m, t in ms.items()):
             continue
         best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
         for name, (lo, hi) in ladder(best, kt.m_rows, span_only=True):
-            if not hybrid:
+            if reach is None:
                 rules.append({"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k]})
                 continue
-            # a step reaches NK_REACH x past its measured Ms: across a wider gap (4096x4096 measured at M = 112 and
-            # 4096) the global ladder serves, not the nearer M's winner stretched to the midpoint
+            # across a wider gap (4096x4096 measured at M = 112 and 4096) the global ladder serves, not the nearer
+            # M's winner stretched to the midpoint
             inside = sorted(m for m in ms if lo <= m <= hi)
             runs = [[inside[0]]]
             for m in inside[1:]:
-                if m <= runs[-1][-1] * NK_REACH * NK_REACH:
+                if m <= runs[-1][-1] * reach * reach:
                     runs[-1].append(m)
                 else:
                     runs.append([m])
-            rules += [{"kernel": name, "m": [max(lo, run[0] // NK_REACH), min(hi, run[-1] * NK_REACH)], "n": [n, n],
+            rules += [{"kernel": name, "m": [max(lo, run[0] // reach), min(hi, run[-1] * reach)], "n": [n, n],
                        "k": [k, k]} for run in runs]
-    rules += [{"kernel": name, "m": [lo, hi]} for name, (lo, hi) in m_steps]
-    rules += [{"kernel": name, "m": [m_from, None], **({"mn": [lo, hi]} if (lo, hi) != (0, None) else {})}
-              for name, (lo, hi) in area_steps]
     return rules
 
 

@@ -1,5 +1,5 @@
 """How the shipped derivation generalizes, from the committed H200 sweeps alone (no GPU): per family, each measured
-(N, K) held out in turn, the rules derived from the rest (tools/derive_rules.derive_family, the same inputs
+(N, K) held out in turn, the rules derived from the rest (tools/derive_rules.derive_family (the shipped derivation: since session 59 the M x N ladder), the same inputs
 derive_rules.py reads), and the held-out shapes' pick timed against their best kernel (pick / best, from the sweeps).
 
     python bench/results/experiments/s58_unseen/loo.py [--family 'sm90 bf16'] [--min-ms 1]
@@ -67,17 +67,9 @@ def area_family(rows, tol, per_nk_only, base=2.0):
         else:
             steps.append((win[b], (lo, hi)))
 
-    def gchoice(m, n):
-        return next(k for k, (lo, hi) in steps if lo <= m * n and (hi is None or m * n <= hi))
-    rules = []
-    by_nk = {}
-    for m, n, k, t in rows:
-        by_nk.setdefault((n, k), {})[m] = t
-    for (n, k), ms in sorted(by_nk.items()):
-        if any(t.get(gchoice(m, n), math.inf) > (1 + tol) * min(t.values()) for m, t in ms.items()):
-            best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
-            rules += [{"kernel": nm, "m": [lo, hi], "n": [n, n], "k": [k, k]}
-                      for nm, (lo, hi) in dr.ladder(best, dr.kt.m_rows, span_only=True)]
+    def gchoice(m, n, k):
+        return next(x for x, (lo, hi) in steps if lo <= m * n and (hi is None or m * n <= hi))
+    rules = dr.per_nk_rules(rows, tol, gchoice, None)
     rules += [{"kernel": nm, "mn": [lo, hi]} for nm, (lo, hi) in steps]
     return rules
 
@@ -117,15 +109,7 @@ def nclass_family(rows, tol, per_nk_only, edges=(3072, 12288), kedges=()):
         for nr, kr, steps in per_class:
             if inside(n, nr) and inside(k, kr):
                 return next(x for x, (lo, hi) in steps if lo <= m and (hi is None or m <= hi))
-    rules = []
-    by_nk = {}
-    for m, n, k, t in rows:
-        by_nk.setdefault((n, k), {})[m] = t
-    for (n, k), ms in sorted(by_nk.items()):
-        if any(t.get(gchoice(m, n, k), math.inf) > (1 + tol) * min(t.values()) for m, t in ms.items()):
-            best = {m: min(t, key=lambda name, t=t: (t[name], name)) for m, t in ms.items()}
-            rules += [{"kernel": nm, "m": [lo, hi], "n": [n, n], "k": [k, k]}
-                      for nm, (lo, hi) in dr.ladder(best, dr.kt.m_rows, span_only=True)]
+    rules = dr.per_nk_rules(rows, tol, gchoice, None)
     for nr, kr, steps in per_class:
         rules += [{"kernel": nm, "m": [lo, hi], "n": list(nr), "k": list(kr)} for nm, (lo, hi) in steps]
     return rules
@@ -135,12 +119,12 @@ def compare():
     fams = families()
     keys = [("sm90 bf16", "any"), ("sm90 bf16", "fused"), ("sm90 e4m3 scaled fast", "any"),
             ("sm90 e4m3 scaled promoted", "any"), ("sm90 e4m3 blockwise", "any")]
-    variants = [("shipped (M ladder)", None)] + \
+    variants = [("M ladder (shipped to session 58; --m-ladder)", lambda r, t, p: dr.derive_family(r, t, p, hybrid=False))] + \
         [(f"M x N ladder, bins x{b}", lambda r, t, p, b=b: area_family(r, t, p, b)) for b in (1.5, 2.0, 4.0)] + \
         [(f"M ladder per N class {e}", lambda r, t, p, e=e: nclass_family(r, t, p, e)) for e in
          ((4096,), (3072, 12288), (2048, 8192, 32768))] + \
         [("M ladder per N class (3072, 12288) x K class (2048,)", lambda r, t, p: nclass_family(r, t, p, (3072, 12288), (2048,))),
-         ("derive_rules.py --hybrid (M ladder to M = 256, M x N past it; per-(N, K) steps reach 2x)",
+         ("derive_rules.py --hybrid (M ladder to M = 256, M x N past it; per-(N, K) steps reach 2x; the default since session 59)",
           lambda r, t, p: dr.derive_family(r, t, p, hybrid=True))]
     print("| derivation | " + " | ".join(f"{a} [{e}]" for a, e in keys) + " | " +
           " | ".join(f"H100 probe: {a} [{e}]" for a, e in PROBE_FAMILY.values()) + " |")
