@@ -644,6 +644,24 @@ def _verdicts(rows, gpu="test", epilogue="none"):
             "rows": [{"m": m, "n": n, "k": k, "us_rounds": r} for (m, n, k), r in rows.items()]}
 
 
+def test_an_overlay_rule_stops_short_of_an_m_where_its_winner_was_timed_behind():
+    """Another GPU's A/B winner takes the launching rule's M range at its (N, K), cut at the geometric midpoint
+    before an M where an A/B timed that winner more than GPU_AB_GAIN behind the launch made there (a near tie
+    does not cut it)."""
+    t = {(1024, 8192, 8192): {MID: 5.0, BIG: 6.0}, (4096, 8192, 8192): {MID: 12.0, BIG: 12.5}}
+    doc, _ = dr.derive([_sweep(t)], {"families": []}, 0.03, hybrid=False)
+    assert dr._first_rule(doc, "sm90 bf16", "any", 1024, 8192, 8192) is dr._first_rule(doc, "sm90 bf16", "any", 4096, 8192, 8192)
+    rows = {(4096, 8192, 8192): {MID: 12.0, BIG: 10.0},    # BIG wins by 1.2x: an overlay rule
+            (1024, 8192, 8192): {MID: 5.0, BIG: 8.0},      # BIG 1.6x behind: the rule stops at sqrt(1024 * 4096)
+            (16384, 8192, 8192): {MID: 50.0, BIG: 51.0}}   # BIG 2% behind: a tie, no cut
+    overlays, notes = dr.gpu_overlays(doc, [_gpu_ab("H100", rows)], {"test"})
+    assert overlays[0]["rules"] == [{"kernel": BIG, "m": [2049, None], "n": [8192, 8192], "k": [8192, 8192]}]
+    assert any("4096x8192x8192 " + BIG + " (1.200x faster than " + MID in x and "M 2049-None" in x for x in notes)
+    rows[(16384, 8192, 8192)] = {MID: 50.0, BIG: 60.0}  # now 1.2x behind past M = 8192 too
+    overlays, _ = dr.gpu_overlays(doc, [_gpu_ab("H100", rows)], {"test"})
+    assert overlays[0]["rules"][0]["m"] == [2049, 8192]
+
+
 def _table(gpu, epilogue, rows):
     """A `python -m bench` table: rows {(m, n, k): (kernel, pdl)}."""
     return {"environment": {"gpu": gpu}, "config": {"epilogue": epilogue},

@@ -55,7 +55,9 @@ kernels otherwise: sessions 46-47, the H100 runs these GEMMs at its 700 W power 
 near-ties between 128x128 and 128x256 tiles into 9-25% wins for the wider one, which moves fewer bytes per flop), the A/B files in --gpu-ab (default bench/results/ab_gpu)
 give that GPU's "gpu_overlays" entry: at each A/B shape where the winner beats the launch the rules above make
 there (which must be one of the contenders) by more than GPU_AB_GAIN, a rule for that (N, K) over the M range of
-the rule that makes the launch. configs reads the entry of the GPU it runs on, ahead of the defaults.
+the rule that makes the launch, cut at the geometric midpoint before any M where an A/B at that (N, K) under the same
+rule timed the winner more than GPU_AB_GAIN behind the launch it says to make there (session 59). configs reads the
+entry of the GPU it runs on, ahead of the defaults.
 The global ladder steps over M only up to SMALL_M and over M x N (powers-of-2 bins, rules with an "mn" range) past
 it, where the grid's fill rather than a tile's rows decides; and a per-(N, K) step reaches at most NK_REACH x past its
 measured Ms (session 58, experiments/s58_unseen: at 20 (N, K) no sweep timed, an H100 ran the M-only ladder's picks
@@ -563,6 +565,8 @@ def gpu_overlays(doc: dict, abs_: Sequence[dict], sweeps_gpu: Collection[str]) -
     docstring), and what was left out and why."""
     by_gpu: Dict[str, dict] = {}
     notes: List[str] = []
+    verdicts: List[tuple] = []  # (gpu, file, epilogue class, the rule launching there, shape, its launch, winner, gain,
+    #                              {launch: median us})
     for ab in abs_:
         gpu, where, ep = ab.get("gpu"), os.path.basename(ab.get("path", "an A/B file")), epilogue_class(ab)
         if not isinstance(gpu, str) or not gpu or gpu in sweeps_gpu:
@@ -586,22 +590,41 @@ def gpu_overlays(doc: dict, abs_: Sequence[dict], sweeps_gpu: Collection[str]) -
                 notes.append(f"  {where}: {'x'.join(map(str, shape))} left out: the rules launch {shipped}, not timed there")
                 continue
             win = min(med, key=lambda x: (med[x], x))
-            if med[shipped] <= GPU_AB_GAIN * med[win]:
-                continue
-            name, _, pdl = win.partition("+")
-            r = {"kernel": name, "m": list(rule["m"]), "n": [shape[1]] * 2, "k": [shape[2]] * 2,
-                 **({"mn": list(rule["mn"])} if "mn" in rule else {}),  # an M x N step: no further than it
-                 **({"epilogue": ep} if ep != "any" else {}), **({"pdl": True} if pdl else {})}
-            same = [x for x in entry["rules"] if {**x, "kernel": None, "pdl": None} == {**r, "kernel": None, "pdl": None}]
-            if same and same[0] != r:
-                raise SystemExit(f"derive_rules: --gpu-ab {where}: {shape}: {win} wins where another A/B of the same "
-                                 f"rule's M range at this (N, K) picked {same[0]['kernel']}")
-            if not same:
-                entry["rules"].append(r)
-                notes.append(f"  {gpu}: {'x'.join(map(str, shape))} {name} ({med[shipped] / med[win]:.3f}x faster than "
-                             f"{shipped}, {where})")
+            verdicts.append((gpu, where, ep, rule, shape, shipped, win, med[shipped] / med[win], med))
             if where not in entry["sources"]:
                 entry["sources"].append(where)
+    # The launch each A/B says to make: its winner where that beats the rules' launch by GPU_AB_GAIN, else theirs.
+    made = lambda v: v[6] if v[7] > GPU_AB_GAIN else v[5]  # noqa: E731
+    for v in verdicts:
+        gpu, where, ep, rule, (m, n, k), shipped, win, gain, _ = v
+        if gain <= GPU_AB_GAIN:
+            continue
+        # the rule's M range at this (N, K), cut at the geometric midpoint before any other M where an A/B there (under
+        # the same rule) timed this winner more than GPU_AB_GAIN behind the launch it says to make: 4096x1024x2048 won
+        # by the 128x256 tile does not take 2048x1024x2048, where that tile took 1.6x the 128x128 one's time
+        lo, hi = rule["m"]
+        for u in verdicts:
+            if u[0] != gpu or u[2] != ep or u[3] is not rule or u[4][1:] != (n, k) or made(u) == win:
+                continue
+            mu = u[4][0]
+            if mu == m:
+                if u[7] > GPU_AB_GAIN:
+                    raise SystemExit(f"derive_rules: --gpu-ab {where}: {(m, n, k)}: {win} wins where {u[1]} picked {u[6]}")
+                continue
+            if not u[8].get(win, 0) > GPU_AB_GAIN * u[8][made(u)]:
+                continue
+            if mu < m:
+                lo = max(lo, math.isqrt(mu * m) + 1)
+            else:
+                hi = math.isqrt(mu * m) if hi is None else min(hi, math.isqrt(mu * m))
+        name, _, pdl = win.partition("+")
+        r = {"kernel": name, "m": [lo, hi], "n": [n, n], "k": [k, k],
+             **({"mn": list(rule["mn"])} if "mn" in rule else {}),  # an M x N step: no further than it
+             **({"epilogue": ep} if ep != "any" else {}), **({"pdl": True} if pdl else {})}
+        entry = by_gpu[gpu]
+        if r not in entry["rules"]:
+            entry["rules"].append(r)
+            notes.append(f"  {gpu}: {m}x{n}x{k} {name} ({gain:.3f}x faster than {shipped}, {where}; M {lo}-{hi})")
     out = []
     for gpu in sorted(by_gpu):
         e = by_gpu[gpu]
