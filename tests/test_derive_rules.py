@@ -54,8 +54,9 @@ def test_an_nk_that_loses_to_the_global_ladder_gets_its_own_rules_first():
 
 
 def test_hybrid_steps_over_m_x_n_past_small_m_and_per_nk_steps_reach_twice_their_measured_ms():
-    """--hybrid: past SMALL_M the global ladder reads M x N (2048x1024 fills the grid as 256x8192 does, not as
-    2048x8192), and a per-(N, K) step measured at M = 16 and 2048 leaves M = 33-1023 to the global ladder."""
+    """The default (--hybrid in session 58): past SMALL_M the global ladder reads M x N (2048x1024 fills the grid as
+    256x8192 does, not as 2048x8192), and a per-(N, K) step measured at M = 16 and 2048 leaves M = 33-1023 to the
+    global ladder."""
     t = {(16, 8192, 8192): {SMALL: 10.0, MID: 12.0, BIG: 20.0},
          (2048, 8192, 8192): {SMALL: 90.0, MID: 60.0, BIG: 50.0},      # M x N = 2**24: BIG
          (4096, 4096, 4096): {SMALL: 300.0, MID: 100.0, BIG: 150.0},   # 2**24 too: MID, which the bin's geomean takes
