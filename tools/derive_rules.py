@@ -492,11 +492,11 @@ def assign_pdl(doc: dict, samples: Sequence[tuple], report: List[str]) -> None:
                           + ", ".join(f"rule {i} {min(got[i]):.2f}-{max(got[i]):.2f}" for i in sorted(got)) + ")")
 
 
-def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequence[dict] = (),
-           hybrid: bool = True) -> Tuple[dict, List[str]]:
-    """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
-    ab_notes: List[str] = []
-    fams = _rows_by_family(sweeps, abs_, ab_notes)
+def family_rows(sweeps: Sequence[dict], abs_: Sequence[dict] = (), notes: Optional[List[str]] = None
+                ) -> Dict[Tuple[str, str], dict]:
+    """_rows_by_family, plus the "fused" rows of each family swept without an activation whose kernels lack the node:
+    the rows derive() derives every family's rules from (and keep_launches checks a kept launch against)."""
+    fams = _rows_by_family(sweeps, abs_, notes)
     for (label, ep), f in list(fams.items()):
         # A family swept without an activation only: calls with one (or a residual) cannot run its kernels that lack
         # the activation (or residual) node, so they get a ladder of its other kernels (else they would fall past
@@ -507,6 +507,14 @@ def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequen
             if any(len(r[3]) < len(t) for r, (*_, t) in zip(rows, f["rows"])):
                 fams[(label, "fused")] = {"rows": [r for r in rows if r[3]], "per_nk_only": f["per_nk_only"],
                                           "sources": [f"{s}, its kernels with an activation" for s in f["sources"]]}
+    return fams
+
+
+def derive(sweeps: Sequence[dict], current: dict, tolerance: float, abs_: Sequence[dict] = (),
+           hybrid: bool = True) -> Tuple[dict, List[str]]:
+    """The new rules document (families of the sweeps replaced in place, new ones appended) and a report."""
+    ab_notes: List[str] = []
+    fams = family_rows(sweeps, abs_, ab_notes)
     doc = json.loads(json.dumps(current))
     report = []
     for (label, ep), f in fams.items():
@@ -737,7 +745,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     assign_pdl(doc, pdl_samples(args.pdl) if args.pdl else [], report)
     if args.keep_tables:
         keep_launches(doc, table_launches(args.keep_tables, {sw.get("gpu") for sw in sweeps}),
-                      _rows_by_family(sweeps, abs_), args.tolerance, report)
+                      family_rows(sweeps, abs_), args.tolerance, report)
     gpu_abs = []
     if args.gpu_ab:
         if not os.path.isdir(args.gpu_ab):
